@@ -1,0 +1,3 @@
+"""irgrad: automatic differentiation of LLVM IR."""
+
+__version__ = "0.1.0"
