@@ -1,0 +1,1 @@
+"""Reverse- and forward-mode automatic differentiation of irgrad IR (Enzyme's algorithm)."""
