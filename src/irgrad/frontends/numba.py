@@ -1,0 +1,87 @@
+"""Python functions through numba: the LLVM module *before* numba's final optimization.
+
+``dispatcher.inspect_llvm()`` shows the module after numba optimized it for code
+generation; for AD we need it earlier. :func:`numba_ir` compiles the function afresh (a new
+dispatcher without cache, so the compilation really happens) while
+``CPUCodeLibrary._optimize_final_module`` is hooked to record the library's module text
+after numba linked its callees in and before the module-level pipeline runs.
+
+The result names numba's C-ABI wrapper ``cfunc.<mangled>`` (plain arguments and return
+value): the function AD differentiates. ``NRT_*``, ``numba_gil_*`` and ``Py*`` symbols
+in the module are runtime plumbing (inactive for AD).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from irgrad.errors import UsageError
+
+_capture_lock = threading.Lock()
+
+
+@contextmanager
+def _capture_final_modules() -> Iterator[list[tuple[str, str]]]:
+    from numba.core import codegen
+
+    captured: list[tuple[str, str]] = []
+    original = codegen.CPUCodeLibrary._optimize_final_module
+
+    def hooked(library: Any) -> None:
+        captured.append((library.name, str(library._final_module)))
+        original(library)
+
+    with _capture_lock:
+        codegen.CPUCodeLibrary._optimize_final_module = hooked  # type: ignore[method-assign]
+        try:
+            yield captured
+        finally:
+            codegen.CPUCodeLibrary._optimize_final_module = original  # type: ignore[method-assign]
+
+
+def _fresh_dispatcher(func: Callable[..., Any]) -> Any:
+    from numba.core.dispatcher import Dispatcher
+
+    if isinstance(func, Dispatcher):
+        return type(func)(
+            func.py_func,
+            locals=dict(func.locals),
+            targetoptions=dict(func.targetoptions),
+            pipeline_class=func._compiler.pipeline_class,
+        )
+    if callable(func):
+        import numba
+
+        return numba.njit(func)
+    raise UsageError(f"numba_ir needs a Python function or numba dispatcher, not {func!r}")
+
+
+def numba_ir(func: Callable[..., Any], signature: Any) -> tuple[str, str]:
+    """``(module_text, wrapper_name)`` of ``func`` compiled by numba for ``signature``.
+
+    ``signature`` is anything numba accepts: ``"float64(float64, float64)"``, a
+    ``numba.core.typing.Signature``, or a tuple of argument types.
+    """
+    from numba.core import errors as numba_errors
+    from numba.core import sigutils
+
+    dispatcher = _fresh_dispatcher(func)
+    try:
+        args, return_type = sigutils.normalize_signature(signature)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"bad numba signature {signature!r}: {exc}") from None
+    sig = return_type(*args) if return_type is not None else tuple(args)
+    with _capture_final_modules() as captured:
+        try:
+            dispatcher.compile(sig)
+        except numba_errors.NumbaError as exc:
+            raise UsageError(f"numba could not compile {dispatcher.py_func.__name__}: {exc}") from None
+    cres = dispatcher.overloads[tuple(args)]
+    wrapper = cres.fndesc.llvm_cfunc_wrapper_name
+    for _name, text in reversed(captured):
+        if f'@"{wrapper}"' in text or f"@{wrapper}(" in text:
+            return text, wrapper
+    raise UsageError(f"numba produced no module defining '{wrapper}'")

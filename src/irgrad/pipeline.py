@@ -1,0 +1,72 @@
+"""The whole irgrad pipeline, shared by ``irgrad opt``, ``irgrad cc`` and the Python API.
+
+    load (parse + verify) -> canonicalize (pre-AD) -> LLVM 22 text -> irgrad.ir Module
+    -> lower_enzyme_calls (AD) -> text -> load + verify -> optimize (post-AD, -O0..-O3)
+
+:func:`lower_enzyme_calls` is the single point where automatic differentiation plugs in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import llvmlite.binding as llvm
+
+from irgrad.llvm.canonicalize import canonicalize, strip_optnone
+from irgrad.llvm.load import parse_llvm
+from irgrad.llvm.optimize import optimize
+
+if TYPE_CHECKING:  # irgrad.ir is imported lazily (it is the heavier part)
+    from irgrad.ir import Module
+
+
+def lower_enzyme_calls(module: Module) -> Module:
+    """Replace every ``__enzyme_*`` call in ``module`` by a call to a synthesized derivative.
+
+    Hook point for AD (irgrad.ad.api); until that lands the module is returned unchanged.
+    """
+    return module
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """Knobs of :func:`run_pipeline`."""
+
+    opt_level: int = 2  # post-AD optimization level (like clang's -O)
+    pre_ad: bool = True  # run the pre-AD pipeline (False: differentiate the IR as given)
+    through_ir_model: bool = True  # round-trip through irgrad.ir (where AD happens)
+
+
+def to_ir_model(module: llvm.ModuleRef, filename: str = "<input>") -> Module:
+    """An llvmlite module as an irgrad.ir Module (through LLVM 22 text)."""
+    from irgrad import ir
+
+    return ir.parse_module(str(module), filename)
+
+
+def from_ir_model(module: Module, filename: str = "<irgrad>") -> llvm.ModuleRef:
+    """An irgrad.ir Module back into llvmlite, verified by LLVM."""
+    from irgrad import ir
+
+    return parse_llvm(ir.print_module(module), filename)
+
+
+def run_pipeline(
+    source: str | bytes | llvm.ModuleRef,
+    *,
+    filename: str = "<input>",
+    options: PipelineOptions | None = None,
+) -> llvm.ModuleRef:
+    """Run the full pipeline on IR text, bitcode, or a verified llvmlite module."""
+    opts = options or PipelineOptions()
+    module = source if isinstance(source, llvm.ModuleRef) else parse_llvm(source, filename)
+    if opts.pre_ad:
+        module = canonicalize(module, filename=filename)
+    else:
+        module = strip_optnone(module, filename)
+    if opts.through_ir_model:
+        model = to_ir_model(module, filename)
+        model = lower_enzyme_calls(model)
+        module = from_ir_model(model, f"{filename} (after irgrad)")
+    return optimize(module, opts.opt_level)

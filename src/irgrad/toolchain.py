@@ -1,0 +1,126 @@
+"""Finding and running the external tools irgrad drives (clang-22, flang-22, rustc, ...).
+
+Every tool is looked up by its versioned name on ``PATH`` (then in ``/usr/lib/llvm-22/bin``);
+an environment variable overrides the lookup (``IRGRAD_CLANG=/opt/llvm/bin/clang``). A
+missing tool raises :class:`~irgrad.errors.ToolchainError` that says what to install; a tool
+that fails raises the same error carrying the tool's own diagnostics.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from irgrad.errors import ToolchainError
+
+LLVM_MAJOR = 22
+_LLVM_BIN = Path(f"/usr/lib/llvm-{LLVM_MAJOR}/bin")
+
+
+@dataclass(frozen=True)
+class Tool:
+    """How to find one tool: its executable name, override variable and install hint."""
+
+    key: str
+    executable: str
+    env_var: str
+    install_hint: str
+    llvm_bin_name: str | None = None
+
+
+def _llvm_tool(key: str, exe: str, package: str, env: str) -> Tool:
+    return Tool(
+        key=key,
+        executable=f"{exe}-{LLVM_MAJOR}",
+        env_var=env,
+        install_hint=f"install it with `apt-get install {package}-{LLVM_MAJOR}` "
+        f"(or set {env} to its path)",
+        llvm_bin_name=exe,
+    )
+
+
+TOOLS: dict[str, Tool] = {
+    "clang": _llvm_tool("clang", "clang", "clang", "IRGRAD_CLANG"),
+    "clang++": _llvm_tool("clang++", "clang++", "clang", "IRGRAD_CLANGXX"),
+    "flang": _llvm_tool("flang", "flang", "flang", "IRGRAD_FLANG"),
+    "lli": _llvm_tool("lli", "lli", "llvm", "IRGRAD_LLI"),
+    "opt": _llvm_tool("opt", "opt", "llvm", "IRGRAD_OPT"),
+    "llvm-as": _llvm_tool("llvm-as", "llvm-as", "llvm", "IRGRAD_LLVM_AS"),
+    "llvm-dis": _llvm_tool("llvm-dis", "llvm-dis", "llvm", "IRGRAD_LLVM_DIS"),
+    "ld.lld": _llvm_tool("ld.lld", "ld.lld", "lld", "IRGRAD_LLD"),
+    "rustc": Tool(
+        key="rustc",
+        executable="rustc",
+        env_var="IRGRAD_RUSTC",
+        install_hint="install Rust (https://rustup.rs, or `apt-get install rustc`) "
+        "or set IRGRAD_RUSTC to its path",
+    ),
+}
+
+
+@functools.cache
+def find_tool(key: str) -> str:
+    """The absolute path of tool ``key`` (a key of :data:`TOOLS`); ToolchainError if missing."""
+    tool = TOOLS.get(key)
+    if tool is None:
+        raise ToolchainError(f"unknown tool '{key}'")
+    override = os.environ.get(tool.env_var)
+    if override:
+        found = shutil.which(override)
+        if found is None:
+            raise ToolchainError(
+                f"{tool.env_var}={override!r} does not name an executable program"
+            )
+        return found
+    found = shutil.which(tool.executable)
+    if found is None and tool.llvm_bin_name is not None:
+        candidate = _LLVM_BIN / tool.llvm_bin_name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            found = str(candidate)
+    if found is None:
+        raise ToolchainError(f"'{tool.executable}' not found: {tool.install_hint}")
+    return found
+
+
+def run_tool(
+    key: str,
+    args: Sequence[str],
+    *,
+    input: bytes | None = None,
+    cwd: str | Path | None = None,
+    what: str | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run tool ``key`` with ``args``; a non-zero exit becomes a ToolchainError with its stderr."""
+    exe = find_tool(key)
+    argv = [exe, *map(str, args)]
+    try:
+        proc = subprocess.run(argv, input=input, cwd=cwd, capture_output=True, check=False)
+    except OSError as exc:
+        raise ToolchainError(f"cannot run '{exe}': {exc}") from exc
+    if proc.returncode != 0:
+        stderr = proc.stderr.decode("utf-8", "replace").strip()
+        doing = what or f"{Path(exe).name} failed"
+        detail = f"\n{stderr}" if stderr else ""
+        raise ToolchainError(f"{doing} (exit status {proc.returncode}){detail}")
+    return proc
+
+
+@functools.cache
+def rust_sysroot() -> Path:
+    """rustc's sysroot (where the Rust standard library lives)."""
+    out = run_tool("rustc", ["--print", "sysroot"], what="rustc --print sysroot failed")
+    return Path(out.stdout.decode().strip())
+
+
+@functools.cache
+def rust_target_libdir() -> Path:
+    """The directory holding the host's Rust standard library (libstd-*.so, *.rlib)."""
+    out = run_tool(
+        "rustc", ["--print", "target-libdir"], what="rustc --print target-libdir failed"
+    )
+    return Path(out.stdout.decode().strip())
