@@ -63,13 +63,16 @@ TOOLS: dict[str, Tool] = {
 }
 
 
-@functools.cache
 def find_tool(key: str) -> str:
     """The absolute path of tool ``key`` (a key of :data:`TOOLS`); ToolchainError if missing."""
     tool = TOOLS.get(key)
     if tool is None:
         raise ToolchainError(f"unknown tool '{key}'")
-    override = os.environ.get(tool.env_var)
+    return _find(tool, os.environ.get(tool.env_var) or None)
+
+
+@functools.cache
+def _find(tool: Tool, override: str | None) -> str:
     if override:
         found = shutil.which(override)
         if found is None:

@@ -24,12 +24,13 @@ from irgrad.llvm.target import apply_target, create_target_machine
 
 _library_counter = itertools.count()
 _CXX_PREFIXES = ("_Z", "__cxa_", "__gxx_", "__dynamic_cast")
+_RUST_PREFIXES = ("_RN", "rust_", "__rust", "_ZN4core", "_ZN3std", "_ZN5alloc")
 
 
 @functools.cache
 def load_library(name: str) -> None:
     """Make a shared library's symbols visible to JIT-compiled code (once per process)."""
-    path = ctypes.util.find_library(name.removeprefix("lib").split(".so")[0]) or name
+    path = name if "/" in name else ctypes.util.find_library(name.removeprefix("lib").split(".so")[0]) or name
     try:
         llvm.load_library_permanently(path)
     except RuntimeError as exc:
@@ -38,6 +39,22 @@ def load_library(name: str) -> None:
 
 def _is_cplusplus(module: llvm.ModuleRef) -> bool:
     return any(fn.name.startswith(_CXX_PREFIXES) for fn in module.functions)
+
+
+def _is_rust(module: llvm.ModuleRef) -> bool:
+    return any(
+        fn.is_declaration and fn.name.startswith(_RUST_PREFIXES) for fn in module.functions
+    )
+
+
+def load_rust_std() -> None:
+    """Load the Rust standard library (libstd-*.so from rustc's sysroot) into the process."""
+    from irgrad.toolchain import rust_target_libdir
+
+    libs = sorted(rust_target_libdir().glob("libstd-*.so"))
+    if not libs:
+        raise LLVMError(f"no Rust standard library (libstd-*.so) in {rust_target_libdir()}")
+    load_library(str(libs[0]))
 
 
 def external_symbols(module: llvm.ModuleRef) -> tuple[dict[str, int], list[str]]:
@@ -82,6 +99,8 @@ class JITModule:
         load_library("m")
         if _is_cplusplus(module):
             load_library("libstdc++.so.6")
+        if _is_rust(module):
+            load_rust_std()
         for lib in libraries:
             load_library(str(lib))
         for name, address in (symbols or {}).items():
