@@ -129,3 +129,30 @@ def test_cc_bad_ir_input_exits_2(tmp_path, irgrad) -> None:
     # LLVM notices the missing operand at the next token, on line 3
     assert err.startswith("bad.ll:3:3: error: expected ','")
     assert "Traceback" not in err
+
+
+def test_cc_cplusplus_program(tmp_path, irgrad, run_program) -> None:
+    (tmp_path / "s.cpp").write_text(
+        "#include <iostream>\n#include <map>\n#include <string>\n"
+        "int main() {\n"
+        "  std::map<std::string, double> m{{\"b\", 2.5}, {\"a\", 1.25}};\n"
+        "  double s = 0;\n"
+        "  for (auto &kv : m) { std::cout << kv.first; s += kv.second; }\n"
+        "  std::cout << ' ' << s << std::endl;\n"
+        "}\n"
+    )
+    proc = irgrad("cc", "-O2", "s.cpp", "-o", "sp")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert run_program(tmp_path / "sp") == "ab 3.75\n"
+
+
+def test_cc_shared_library(tmp_path, irgrad) -> None:
+    import ctypes
+
+    (tmp_path / "k.c").write_text("double twice_plus(double x) { return 2.0 * x + 0.5; }\n")
+    proc = irgrad("cc", "-O2", "-shared", "k.c", "-o", "libk.so")
+    assert proc.returncode == 0, proc.stderr.decode()
+    lib = ctypes.CDLL(str(tmp_path / "libk.so"))
+    lib.twice_plus.restype = ctypes.c_double
+    lib.twice_plus.argtypes = [ctypes.c_double]
+    assert lib.twice_plus(3.0) == 6.5
