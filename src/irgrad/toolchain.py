@@ -127,3 +127,12 @@ def rust_target_libdir() -> Path:
         "rustc", ["--print", "target-libdir"], what="rustc --print target-libdir failed"
     )
     return Path(out.stdout.decode().strip())
+
+
+def enzyme_include_dir() -> Path | None:
+    """The directory holding ``enzyme/enzyme.h`` (Enzyme's user API), when present."""
+    here = Path(__file__).resolve()
+    for candidate in (here.parent / "include", here.parents[2] / "include"):
+        if (candidate / "enzyme" / "enzyme.h").is_file():
+            return candidate
+    return None

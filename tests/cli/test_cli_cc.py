@@ -156,3 +156,14 @@ def test_cc_shared_library(tmp_path, irgrad) -> None:
     lib.twice_plus.restype = ctypes.c_double
     lib.twice_plus.argtypes = [ctypes.c_double]
     assert lib.twice_plus(3.0) == 6.5
+
+
+def test_cc_finds_enzyme_header(tmp_path, irgrad) -> None:
+    (tmp_path / "e.c").write_text(
+        "#include <enzyme/enzyme.h>\n"
+        "double sq(double x) { return x * x; }\n"
+        "void *which(void) { return (void *)__enzyme_autodiff; }\n"
+    )
+    proc = irgrad("cc", "-O2", "-S", "-emit-llvm", "e.c", "-o", "e.ll")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "@__enzyme_autodiff" in (tmp_path / "e.ll").read_text()

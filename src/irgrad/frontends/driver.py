@@ -21,6 +21,7 @@ from irgrad.errors import UsageError
 from irgrad.frontends import compile_source, detect_language, link_modules
 from irgrad.llvm.objects import LinkOptions, emit_assembly, emit_object, link
 from irgrad.pipeline import PipelineOptions, run_pipeline
+from irgrad.toolchain import enzyme_include_dir
 
 # flags whose value is the next argument (when not glued: -I dir / -Idir)
 _COMPILE_WITH_VALUE = {"-I", "-D", "-U", "-include", "-isystem", "-iquote", "-idirafter",
@@ -149,7 +150,10 @@ def _add_input(inv: Invocation, arg: str, language: str | None) -> None:
 
 def _flags_for(inv: Invocation, lang: str) -> list[str]:
     if lang in ("c", "c++"):
-        return [*inv.preprocessor_flags, *inv.compile_flags]
+        enzyme = enzyme_include_dir()
+        # after the user's directories: #include <enzyme/enzyme.h> works unchanged
+        fallback = ["-idirafter", str(enzyme)] if enzyme is not None else []
+        return [*inv.preprocessor_flags, *inv.compile_flags, *fallback]
     if lang == "fortran":
         return [*inv.preprocessor_flags, *(["-g"] if inv.debug else [])]
     return []
