@@ -169,7 +169,19 @@ class ConstantStruct(ConstantAggregate):
 
 
 class ConstantVector(ConstantAggregate):
-    __slots__ = ()
+    """``<T a, T b>``; with ``splat=True`` (``splat (T a)``) the single operand is repeated."""
+
+    __slots__ = ("splat",)
+
+    def __init__(self, type: Type, elements: Sequence[Value], splat: bool = False) -> None:
+        ConstantAggregate.__init__(self, type, elements)
+        self.splat = splat
+
+    @property
+    def elements(self) -> tuple[Value, ...]:
+        if self.splat:
+            return tuple(self._operands) * self.type.count  # type: ignore[attr-defined]
+        return tuple(self._operands)
 
 
 class ConstantDataString(Constant):

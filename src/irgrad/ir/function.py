@@ -183,6 +183,7 @@ class Function(GlobalValue):
         "prefix",
         "prologue",
         "return_attrs",
+        "uselistorder",
     )
 
     def __init__(self, name: str, function_type: FunctionType, linkage: str = "",
@@ -201,6 +202,7 @@ class Function(GlobalValue):
         self.gc: str | None = None
         self.prefix: Value | None = None
         self.prologue: Value | None = None
+        self.uselistorder: list[str] = []  # raw 'uselistorder' lines of the body
 
     @property
     def function_type(self) -> FunctionType:

@@ -23,6 +23,7 @@ class GlobalValue(Constant):
         "attrs",
         "comdat",
         "dll_storage",
+        "extra",
         "linkage",
         "metadata",
         "parent",
@@ -58,6 +59,7 @@ class GlobalValue(Constant):
         self.partition: str | None = None
         self.comdat: str | None = None  # None, '' (comdat with own name) or '$name'
         self.align: int | None = None
+        self.extra: list[str] = []  # raw 'code_model "x"', 'no_sanitize_address'...
         self.attrs: list[str] = []  # raw trailing attributes ('#0', 'sanitize_...')
         self.metadata: list[tuple[str, str]] = []  # attachments ('dbg', '!12')
         self.parent: Module | None = None

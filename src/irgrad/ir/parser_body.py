@@ -1,0 +1,861 @@
+"""Function body parser: blocks, instructions, local symbols and forward references."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..errors import IRParseError
+from .constants import ConstantInt, InlineAsm
+from .function import BasicBlock, DebugRecord, Function
+from .instructions import (
+    AllocaInst,
+    AtomicCmpXchgInst,
+    AtomicRMWInst,
+    BinaryOperator,
+    BranchInst,
+    CallBrInst,
+    CallInst,
+    CastInst,
+    CatchPadInst,
+    CatchReturnInst,
+    CatchSwitchInst,
+    CleanupPadInst,
+    CleanupReturnInst,
+    ExtractElementInst,
+    ExtractValueInst,
+    FCmpInst,
+    FenceInst,
+    FreezeInst,
+    GetElementPtrInst,
+    ICmpInst,
+    IndirectBrInst,
+    InsertElementInst,
+    InsertValueInst,
+    Instruction,
+    InvokeInst,
+    LandingPadInst,
+    LoadInst,
+    PHINode,
+    ResumeInst,
+    ReturnInst,
+    SelectInst,
+    ShuffleVectorInst,
+    StoreInst,
+    SwitchInst,
+    UnaryOperator,
+    UnreachableInst,
+    VAArgInst,
+)
+from .lexer import split_keyword_group, token_offset, tokenize, unescape
+from .parser_attrs import INSTRUCTION_WORDS, AttrParserMixin
+from .types import FunctionType, PointerType, StructType, Type, VectorType, i1
+from .values import MetadataAsValue, Value
+
+if TYPE_CHECKING:
+    from .globals import GlobalValue
+    from .module import Module
+
+FMF = frozenset(["fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"])
+BINOP_FLAGS = FMF | {"nuw", "nsw", "exact", "disjoint"}
+CAST_FLAGS = FMF | {"nuw", "nsw", "nneg"}
+ORDERINGS = frozenset(["unordered", "monotonic", "acquire", "release", "acq_rel", "seq_cst"])
+_LOCAL_REF = re.compile(r'%(?:"[^"]*"|[-\w.$]+)')
+CALL_STOP = INSTRUCTION_WORDS | {"to"}
+
+
+class _Forward(Value):
+    """A local referenced before its definition."""
+
+    __slots__ = ("first_use",)
+
+    def __init__(self, type: Type, first_use: int) -> None:
+        Value.__init__(self, type)
+        self.first_use = first_use
+
+
+class BodyParser(AttrParserMixin):
+    """Parses one function body from a slice of the module's tokens."""
+
+    def __init__(self, text: str, filename: str, toks: list[str], token_base: int,
+                 module: Module, globals_: dict[str, GlobalValue]) -> None:
+        AttrParserMixin.__init__(self, text, filename, toks)
+        self.token_base = token_base
+        self.module = module
+        self.globals = globals_
+        self.struct_types = module.struct_types
+        self.locals: dict[str, Value] = {}
+        self.forward: dict[str, _Forward] = {}
+        self.blocks: dict[str, BasicBlock] = {}
+        self.block_first_use: dict[str, int] = {}
+        self.defined_blocks: set[str] = set()
+        self.next_num = 0
+        self.pending_records: list[tuple[DebugRecord, list[str], int]] = []
+        self.lazy: LazyBody | None = None
+        self.global_fallback: Callable[[str, Type], Value] | None = None
+
+    def char_offset(self) -> int:
+        if self.lazy is None:
+            return 0
+        return token_offset(self.lazy.module_text, self.lazy.tok_index)
+
+    def source_text(self) -> str:
+        return self.lazy.module_text if self.lazy is not None else self.text
+
+    # -- symbols -----------------------------------------------------------------------
+    def lookup_global(self, tok: str, ty: Type) -> Value:
+        name = self.name_of(tok)
+        gv = self.globals.get(name)
+        if gv is None or gv.parent is not self.module:
+            gv = self.module.get_named_value(name)
+            if gv is None and self.global_fallback is not None:
+                return self.global_fallback(tok, ty)
+            if gv is None:
+                self.error(f"use of undefined value '{tok}'", self.i - 1)
+        return gv  # type: ignore[return-value]
+
+    def lookup_local(self, tok: str, ty: Type) -> Value:
+        if ty.is_label:
+            return self.lookup_block(tok)
+        key = self.name_of(tok)
+        v = self.locals.get(key)
+        if v is None:
+            v = self.forward.get(key)
+            if v is None:
+                v = self.forward[key] = _Forward(ty, self.i - 1)
+                return v
+        if v.type != ty:
+            self.error(f"'{tok}' defined with type '{v.type}' but expected '{ty}'", self.i - 1)
+        return v
+
+    def lookup_block(self, tok: str) -> BasicBlock:
+        key = self.name_of(tok)
+        bb = self.blocks.get(key)
+        if bb is None:
+            bb = self.blocks[key] = BasicBlock(None if key.isdigit() else key)
+            self.block_first_use[key] = self.i - 1
+        return bb
+
+    def parse_label_ref(self) -> BasicBlock:
+        if self.toks[self.i] != "label":
+            self.error("expected 'label'")
+        self.i += 1
+        t = self.toks[self.i]
+        if t[:1] != "%":
+            self.error("expected basic block name")
+        self.i += 1
+        return self.lookup_block(t)
+
+    def define(self, key: str, value: Value, index: int) -> None:
+        if key in self.locals or key in self.defined_blocks:
+            self.error(f"multiple definition of local value named '{key}'", index)
+        fwd = self.forward.pop(key, None)
+        if fwd is not None:
+            if fwd.type != value.type:
+                self.error(
+                    f"'%{key}' defined with type '{value.type}' but expected '{fwd.type}'", index
+                )
+            fwd.replace_all_uses_with(value)
+        self.locals[key] = value
+
+    # -- body --------------------------------------------------------------------------
+    def parse_body(self, fn: Function) -> None:
+        for arg in fn.args:
+            if arg.name is None:
+                self.locals[str(self.next_num)] = arg
+                self.next_num += 1
+            else:
+                self.locals[arg.name] = arg
+        toks = self.toks
+        blocks = fn._blocks
+        while True:
+            t = toks[self.i]
+            if t == "}":
+                break
+            if t == "":
+                self.error("expected '}' at end of function body")
+            if t[-1] == ":" and (t[0] != '"' or len(t) > 2):
+                key = unescape(t[1:-2]).decode() if t[0] == '"' else t[:-1]
+                if key.isdigit():
+                    if int(key) != self.next_num:
+                        self.error(f"label expected to be numbered '{self.next_num}'")
+                    self.next_num += 1
+                self.i += 1
+            else:
+                key = str(self.next_num)
+                self.next_num += 1
+            if key in self.defined_blocks or key in self.locals:
+                self.error(f"redefinition of label '%{key}'" if key in self.defined_blocks
+                           else f"multiple definition of local value named '{key}'",
+                           self.i - 1)
+            bb = self.blocks.get(key)
+            if bb is None:
+                bb = self.blocks[key] = BasicBlock(None if key.isdigit() else key)
+            self.defined_blocks.add(key)
+            bb.parent = fn
+            blocks.append(bb)
+            self.parse_block(bb, fn)
+        for key in self.blocks:
+            if key not in self.defined_blocks:
+                self.error(f"use of undefined value '%{key}'", self.block_first_use[key])
+        if self.forward:
+            fwd = min(self.forward.values(), key=lambda f: f.first_use)
+            self.error(f"use of undefined value '{self.toks[fwd.first_use]}'", fwd.first_use)
+        for rec, keys, index in self.pending_records:
+            for k in keys:
+                v = self.locals.get(k)
+                if v is None:
+                    self.error(f"use of undefined value '%{k}'", index)
+                rec.values.append(v)  # type: ignore[arg-type]
+
+    def parse_block(self, bb: BasicBlock, fn: Function) -> None:
+        toks = self.toks
+        insts = bb.instructions
+        records: list[DebugRecord] = []
+        while True:
+            t = toks[self.i]
+            if t[:5] == "#dbg_":
+                records.append(self.parse_debug_record(t))
+                self.i += 1
+                continue
+            if t.lstrip().startswith("uselistorder"):
+                fn.uselistorder.append(t.strip())
+                self.i += 1
+                continue
+            if t == "}" or t == "" or (t[-1] == ":" and t[0] != "%"):
+                self.error("expected instruction opcode" if t != "}" else
+                           "expected instruction opcode, found '}'")
+            inst = self.parse_instruction()
+            inst.parent = bb
+            if records:
+                inst.debug_records = records
+                records = []
+            insts.append(inst)
+            if inst.is_terminator:
+                return
+
+    def parse_debug_record(self, t: str) -> DebugRecord:
+        kind = t[5 : t.index("(")]
+        pieces: list[str] = []
+        keys: list[str] = []
+        last = 0
+        for m in _LOCAL_REF.finditer(t):
+            pieces.append(t[last : m.start()])
+            keys.append(self.name_of(m.group()))
+            last = m.end()
+        pieces.append(t[last:])
+        rec = DebugRecord(kind, pieces, [])
+        self.pending_records.append((rec, keys, self.i))
+        return rec
+
+    def parse_instruction(self) -> Instruction:
+        toks = self.toks
+        t = toks[self.i]
+        name_tok = None
+        start = self.i
+        if t[0] == "%":
+            if toks[self.i + 1] != "=":
+                self.error("expected '=' after instruction name", self.i + 1)
+            name_tok = t
+            self.i += 2
+        op = toks[self.i]
+        handler = _DISPATCH.get(op)
+        if handler is None:
+            self.error(f"expected instruction opcode, found '{op}'" if op else
+                       "expected instruction opcode")
+        self.i += 1
+        inst = handler(self, op)  # type: ignore[misc]
+        # metadata attachments
+        while toks[self.i] == "," and toks[self.i + 1][:1] == "!":
+            kind = toks[self.i + 1]
+            self.i += 2
+            inst.metadata.append((kind[1:], self.parse_metadata_ref()))
+        if name_tok is not None:
+            if inst.type.is_void:
+                self.error("instructions returning void cannot have a name", start)
+            key = self.name_of(name_tok)
+            if key.isdigit():
+                if int(key) != self.next_num:
+                    self.error(f"instruction expected to be numbered '%{self.next_num}'", start)
+                self.next_num += 1
+            else:
+                inst.name = key
+            self.define(key, inst, start)
+        elif not inst.type.is_void:
+            key = str(self.next_num)
+            self.next_num += 1
+            self.define(key, inst, start)
+        return inst
+
+    def parse_metadata_ref(self) -> str:
+        """``!12`` / ``!DIExpression()`` / ``!"s"`` / ``!{...}`` as raw text."""
+        t = self.next()
+        if t == "!{":
+            parts = ["!{"]
+            depth = 1
+            first = True
+            while depth:
+                u = self.next()
+                if u == "":
+                    self.error("expected '}' at end of metadata node")
+                if u == "}":
+                    depth -= 1
+                    parts.append("}")
+                    continue
+                if u == "!{":
+                    depth += 1
+                if u == ",":
+                    parts.append(", ")
+                    first = True
+                    continue
+                if not first and parts[-1][-1:] not in ("{", " "):
+                    parts.append(" ")
+                parts.append(u)
+                first = False
+            return "".join(parts)
+        if t[:1] != "!":
+            self.error("expected metadata operand", self.i - 1)
+        return t
+
+    # -- operand helpers -----------------------------------------------------------------
+    def _flags(self, allowed: frozenset[str]) -> list[str]:
+        toks = self.toks
+        out: list[str] = []
+        while toks[self.i] in allowed:
+            out.append(toks[self.i])
+            self.i += 1
+        return out
+
+    def _comma(self, what: str) -> None:
+        if self.toks[self.i] != ",":
+            self.error(f"expected ',' {what}")
+        self.i += 1
+
+    def _optional_align(self) -> int | None:
+        if self.toks[self.i] == "," and self.toks[self.i + 1] == "align":
+            self.i += 2
+            return self.parse_int("expected alignment value")
+        return None
+
+    def _syncscope(self) -> str | None:
+        t = self.toks[self.i]
+        if t.startswith("syncscope("):
+            self.i += 1
+            parts = split_keyword_group(t)
+            return parts[1].strip()[1:-1] if parts else None
+        return None
+
+    def _ordering(self) -> str:
+        t = self.toks[self.i]
+        if t not in ORDERINGS:
+            self.error("expected ordering on atomic instruction")
+        self.i += 1
+        return t
+
+    # -- instructions --------------------------------------------------------------------
+    def p_binary(self, op: str) -> Instruction:
+        flags = self._flags(BINOP_FLAGS)
+        ty = self.parse_type()
+        lhs = self.parse_value(ty)
+        self._comma("after first operand")
+        rhs = self.parse_value(ty)
+        return BinaryOperator(op, lhs, rhs, None, flags)
+
+    def p_fneg(self, op: str) -> Instruction:
+        flags = self._flags(FMF)
+        v = self.parse_typed_value()
+        return UnaryOperator(op, v, None, flags)
+
+    def p_cmp(self, op: str) -> Instruction:
+        flags = self._flags(FMF | {"samesign"})
+        pred = self.next()
+        ty = self.parse_type()
+        lhs = self.parse_value(ty)
+        self._comma("after compare value")
+        rhs = self.parse_value(ty)
+        cls = ICmpInst if op == "icmp" else FCmpInst
+        return cls(pred, lhs, rhs, None, flags)
+
+    def p_cast(self, op: str) -> Instruction:
+        flags = self._flags(CAST_FLAGS)
+        v = self.parse_typed_value()
+        self.expect("to", "expected 'to' after cast value")
+        dest = self.parse_type()
+        return CastInst(op, v, dest, None, flags)
+
+    def p_alloca(self, op: str) -> Instruction:
+        inalloca = self.accept("inalloca")
+        swifterror = self.accept("swifterror")
+        ty = self.parse_type()
+        count = None
+        align = None
+        addrspace = 0
+        while self.toks[self.i] == ",":
+            nt = self.toks[self.i + 1]
+            if nt == "align":
+                self.i += 2
+                align = self.parse_int("expected alignment value")
+            elif nt.startswith("addrspace("):
+                self.i += 1
+                addrspace = self._addrspace_token()
+            elif nt[:1] == "!":
+                break
+            else:
+                self.i += 1
+                count = self.parse_typed_value()
+        inst = AllocaInst(ty, count, align, addrspace, inalloca)
+        inst.swifterror = swifterror
+        return inst
+
+    def p_load(self, op: str) -> Instruction:
+        atomic = self.accept("atomic")
+        volatile = self.accept("volatile")
+        ty = self.parse_type()
+        self._comma("after load's type")
+        p = self.parse_typed_value()
+        scope = ordering = None
+        if atomic:
+            scope = self._syncscope()
+            ordering = self._ordering()
+        align = self._optional_align()
+        return LoadInst(ty, p, align, volatile, ordering, scope)
+
+    def p_store(self, op: str) -> Instruction:
+        atomic = self.accept("atomic")
+        volatile = self.accept("volatile")
+        v = self.parse_typed_value()
+        self._comma("after store value")
+        p = self.parse_typed_value()
+        scope = ordering = None
+        if atomic:
+            scope = self._syncscope()
+            ordering = self._ordering()
+        align = self._optional_align()
+        return StoreInst(v, p, align, volatile, ordering, scope)
+
+    def p_gep(self, op: str) -> Instruction:
+        flags = self._flags(frozenset(["inbounds", "nuw", "nusw"]))
+        src = self.parse_type()
+        self._comma("after getelementptr's type")
+        p = self.parse_typed_value()
+        idx: list[Value] = []
+        toks = self.toks
+        while toks[self.i] == "," and toks[self.i + 1][:1] != "!":
+            self.i += 1
+            idx.append(self.parse_typed_value())
+        return GetElementPtrInst(src, p, idx, None, flags)
+
+    def _parse_callee_and_args(self) -> tuple[list[str], Type, Value, list[Value],
+                                              list[list[str]]]:
+        ret_attrs = self.parse_return_attrs()
+        if self.toks[self.i].startswith("addrspace("):
+            self.i += 1
+        ty = self.parse_type()
+        t = self.toks[self.i]
+        if t == "asm":
+            callee: Value = self._parse_inline_asm(ty)
+        else:
+            callee = self.parse_value(PointerType(0))
+        self.expect("(", "expected '(' in call")
+        args: list[Value] = []
+        attrs: list[list[str]] = []
+        toks = self.toks
+        while toks[self.i] != ")":
+            aty = self.parse_type()
+            a_attrs = self.parse_param_attrs()
+            if aty.is_metadata:
+                args.append(self.parse_metadata_operand())
+            else:
+                args.append(self.parse_value(aty))
+            attrs.append(a_attrs)
+            if toks[self.i] != ",":
+                break
+            self.i += 1
+        self.expect(")", "expected ')' at end of argument list")
+        if not isinstance(ty, FunctionType):
+            ty = FunctionType(ty, [a.type for a in args])
+        if isinstance(callee, InlineAsm):
+            callee.type = ty
+        return ret_attrs, ty, callee, args, attrs
+
+    def _parse_inline_asm(self, ty: Type) -> InlineAsm:
+        self.i += 1
+        side = self.accept("sideeffect")
+        align = self.accept("alignstack")
+        dialect = "intel" if self.accept("inteldialect") else "att"
+        unwind = self.accept("unwind")
+        asm = self.parse_string()
+        self._comma("after inline asm string")
+        cons = self.parse_string()
+        return InlineAsm(ty, asm, cons, side, align, dialect, unwind)  # type: ignore[arg-type]
+
+    def parse_metadata_operand(self) -> MetadataAsValue:
+        t = self.toks[self.i]
+        if t[:1] == "!":
+            return MetadataAsValue(self.parse_metadata_ref())
+        ty = self.parse_type("expected metadata operand")
+        return MetadataAsValue(str(ty), self.parse_value(ty))
+
+    def _parse_bundles(self) -> list[tuple[str, list[Value]]]:
+        out: list[tuple[str, list[Value]]] = []
+        if self.toks[self.i] != "[":
+            return out
+        self.i += 1
+        while True:
+            tag = self.parse_string("expected operand bundle tag")
+            self.expect("(", "expected '(' after operand bundle tag")
+            vals: list[Value] = []
+            while self.toks[self.i] != ")":
+                vals.append(self.parse_typed_value())
+                if not self.accept(","):
+                    break
+            self.expect(")", "expected ')' at end of operand bundle")
+            out.append((tag, vals))
+            if not self.accept(","):
+                break
+        self.expect("]", "expected ']' at end of operand bundles")
+        return out
+
+    def p_call(self, op: str) -> Instruction:
+        tail = ""
+        if op != "call":
+            tail = op
+            self.expect("call", f"expected 'call' after '{op}'")
+        flags = self._flags(FMF)
+        cc = self.parse_calling_conv()
+        ret_attrs, ft, callee, args, attrs = self._parse_callee_and_args()
+        fn_attrs = self.parse_fn_attrs(CALL_STOP)
+        bundles = self._parse_bundles()
+        return CallInst(ft, callee, args, None, tail=tail, bundles=bundles, calling_conv=cc,
+                        return_attrs=ret_attrs, arg_attrs=attrs, fn_attrs=fn_attrs,
+                        flags=flags)
+
+    def p_invoke(self, op: str) -> Instruction:
+        cc = self.parse_calling_conv()
+        ret_attrs, ft, callee, args, attrs = self._parse_callee_and_args()
+        fn_attrs = self.parse_fn_attrs(CALL_STOP)
+        bundles = self._parse_bundles()
+        self.expect("to", "expected 'to' in invoke")
+        normal = self.parse_label_ref()
+        self.expect("unwind", "expected 'unwind' in invoke")
+        unwind = self.parse_label_ref()
+        return InvokeInst(ft, callee, args, normal, unwind, None, bundles=bundles,
+                          calling_conv=cc, return_attrs=ret_attrs, arg_attrs=attrs,
+                          fn_attrs=fn_attrs)
+
+    def p_callbr(self, op: str) -> Instruction:
+        cc = self.parse_calling_conv()
+        ret_attrs, ft, callee, args, attrs = self._parse_callee_and_args()
+        fn_attrs = self.parse_fn_attrs(CALL_STOP)
+        bundles = self._parse_bundles()
+        self.expect("to", "expected 'to' in callbr")
+        default = self.parse_label_ref()
+        self.expect("[", "expected '[' in callbr")
+        dests: list[BasicBlock] = []
+        while self.toks[self.i] != "]":
+            dests.append(self.parse_label_ref())
+            if not self.accept(","):
+                break
+        self.expect("]", "expected ']' at end of block list")
+        return CallBrInst(ft, callee, args, default, dests, None, bundles=bundles,
+                          calling_conv=cc, return_attrs=ret_attrs, arg_attrs=attrs,
+                          fn_attrs=fn_attrs)
+
+    def p_phi(self, op: str) -> Instruction:
+        flags = self._flags(FMF)
+        ty = self.parse_type()
+        phi = PHINode(ty, (), None, flags)
+        toks = self.toks
+        while True:
+            self.expect("[", "expected '[' in phi value list")
+            v = self.parse_value(ty)
+            self._comma("after insertelement value" if False else "after phi value")
+            bt = toks[self.i]
+            if bt[:1] != "%":
+                self.error("expected basic block name in phi")
+            self.i += 1
+            phi.add_incoming(v, self.lookup_block(bt))
+            self.expect("]", "expected ']' in phi value list")
+            if toks[self.i] != "," or toks[self.i + 1] != "[":
+                return phi
+            self.i += 1
+
+    def p_select(self, op: str) -> Instruction:
+        flags = self._flags(FMF)
+        c = self.parse_typed_value()
+        self._comma("after select condition")
+        a = self.parse_typed_value()
+        self._comma("after select value")
+        b = self.parse_typed_value()
+        return SelectInst(c, a, b, None, flags)
+
+    def p_ret(self, op: str) -> Instruction:
+        if self.accept("void"):
+            return ReturnInst()
+        return ReturnInst(self.parse_typed_value())
+
+    def p_br(self, op: str) -> Instruction:
+        if self.toks[self.i] == "label":
+            return BranchInst(self.parse_label_ref())
+        ty = self.parse_type()
+        if ty != i1:
+            self.error("branch condition must have 'i1' type", self.i - 1)
+        c = self.parse_value(ty)
+        self._comma("after branch condition")
+        t = self.parse_label_ref()
+        self._comma("after true destination")
+        f = self.parse_label_ref()
+        return BranchInst(t, c, f)
+
+    def p_switch(self, op: str) -> Instruction:
+        c = self.parse_typed_value()
+        self._comma("after switch condition")
+        default = self.parse_label_ref()
+        self.expect("[", "expected '[' with switch table")
+        inst = SwitchInst(c, default)
+        while self.toks[self.i] != "]":
+            v = self.parse_typed_value()
+            if not isinstance(v, ConstantInt):
+                self.error("case value is not a constant integer", self.i - 1)
+            self._comma("after case value")
+            inst.add_case(v, self.parse_label_ref())  # type: ignore[arg-type]
+        self.i += 1
+        return inst
+
+    def p_indirectbr(self, op: str) -> Instruction:
+        a = self.parse_typed_value()
+        self._comma("after indirectbr address")
+        self.expect("[", "expected '[' with indirectbr")
+        dests: list[BasicBlock] = []
+        while self.toks[self.i] != "]":
+            dests.append(self.parse_label_ref())
+            if not self.accept(","):
+                break
+        self.expect("]", "expected ']' at end of block list")
+        return IndirectBrInst(a, dests)
+
+    def p_unreachable(self, op: str) -> Instruction:
+        return UnreachableInst()
+
+    def _indices(self) -> list[int]:
+        out: list[int] = []
+        toks = self.toks
+        while toks[self.i] == "," and toks[self.i + 1][:1] != "!":
+            self.i += 1
+            out.append(self.parse_int("expected index"))
+        if not out:
+            self.error("expected index")
+        return out
+
+    def p_extractvalue(self, op: str) -> Instruction:
+        agg = self.parse_typed_value()
+        idx = self._indices()
+        ty = agg.type
+        for k in idx:
+            if isinstance(ty, StructType) or ty.is_struct:
+                if k >= len(ty.elements):  # type: ignore[attr-defined]
+                    self.error("invalid indices for extractvalue", self.i - 1)
+                ty = ty.elements[k]  # type: ignore[attr-defined]
+            elif ty.is_array:
+                ty = ty.element  # type: ignore[attr-defined]
+            else:
+                self.error("invalid indices for extractvalue", self.i - 1)
+        return ExtractValueInst(agg, idx, ty)
+
+    def p_insertvalue(self, op: str) -> Instruction:
+        agg = self.parse_typed_value()
+        self._comma("after insertvalue aggregate")
+        v = self.parse_typed_value()
+        return InsertValueInst(agg, v, self._indices())
+
+    def p_extractelement(self, op: str) -> Instruction:
+        v = self.parse_typed_value()
+        self._comma("after extract value")
+        if not isinstance(v.type, VectorType):
+            self.error("extractelement requires a vector operand")
+        return ExtractElementInst(v, self.parse_typed_value())
+
+    def p_insertelement(self, op: str) -> Instruction:
+        v = self.parse_typed_value()
+        self._comma("after insertelement value")
+        e = self.parse_typed_value()
+        self._comma("after insertelement element")
+        return InsertElementInst(v, e, self.parse_typed_value())
+
+    def p_shufflevector(self, op: str) -> Instruction:
+        a = self.parse_typed_value()
+        self._comma("after shuffle mask")
+        b = self.parse_typed_value()
+        self._comma("after shuffle value")
+        return ShuffleVectorInst(a, b, self.parse_typed_value())
+
+    def p_atomicrmw(self, op: str) -> Instruction:
+        volatile = self.accept("volatile")
+        operation = self.next()
+        p = self.parse_typed_value()
+        self._comma("after atomicrmw address")
+        v = self.parse_typed_value()
+        scope = self._syncscope()
+        ordering = self._ordering()
+        align = self._optional_align()
+        return AtomicRMWInst(operation, p, v, ordering, scope, volatile, align)
+
+    def p_cmpxchg(self, op: str) -> Instruction:
+        weak = self.accept("weak")
+        volatile = self.accept("volatile")
+        p = self.parse_typed_value()
+        self._comma("after cmpxchg address")
+        c = self.parse_typed_value()
+        self._comma("after cmpxchg cmp operand")
+        n = self.parse_typed_value()
+        scope = self._syncscope()
+        s = self._ordering()
+        f = self._ordering()
+        align = self._optional_align()
+        return AtomicCmpXchgInst(p, c, n, s, f, weak, volatile, scope, align)
+
+    def p_fence(self, op: str) -> Instruction:
+        scope = self._syncscope()
+        return FenceInst(self._ordering(), scope)
+
+    def p_va_arg(self, op: str) -> Instruction:
+        p = self.parse_typed_value()
+        self._comma("after vaarg operand")
+        return VAArgInst(p, self.parse_type())
+
+    def p_freeze(self, op: str) -> Instruction:
+        return FreezeInst(self.parse_typed_value())
+
+    def p_landingpad(self, op: str) -> Instruction:
+        ty = self.parse_type()
+        cleanup = self.accept("cleanup")
+        inst = LandingPadInst(ty, cleanup)
+        while self.toks[self.i] in ("catch", "filter"):
+            kind = self.next()
+            inst.add_clause(kind, self.parse_typed_value())
+        return inst
+
+    def p_resume(self, op: str) -> Instruction:
+        return ResumeInst(self.parse_typed_value())
+
+    def _pad_args(self) -> list[Value]:
+        self.expect("[", "expected '[' in pad argument list")
+        args: list[Value] = []
+        while self.toks[self.i] != "]":
+            ty = self.parse_type()
+            args.append(self.parse_value(ty))
+            if not self.accept(","):
+                break
+        self.expect("]", "expected ']' at end of pad argument list")
+        return args
+
+    def _within(self) -> Value:
+        self.expect("within", "expected 'within' after pad")
+        from .types import token
+
+        return self.parse_value(token)
+
+    def p_cleanuppad(self, op: str) -> Instruction:
+        parent = self._within()
+        return CleanupPadInst(parent, self._pad_args())
+
+    def p_catchpad(self, op: str) -> Instruction:
+        parent = self._within()
+        return CatchPadInst(parent, self._pad_args())
+
+    def p_catchswitch(self, op: str) -> Instruction:
+        parent = self._within()
+        self.expect("[", "expected '[' with catchswitch labels")
+        handlers: list[BasicBlock] = []
+        while self.toks[self.i] != "]":
+            handlers.append(self.parse_label_ref())
+            if not self.accept(","):
+                break
+        self.expect("]", "expected ']' after catchswitch labels")
+        self.expect("unwind", "expected 'unwind' after catchswitch scope")
+        unwind = None
+        if self.accept("to"):
+            self.expect("caller", "expected 'caller' in catchswitch")
+        else:
+            unwind = self.parse_label_ref()
+        return CatchSwitchInst(parent, handlers, unwind)
+
+    def p_catchret(self, op: str) -> Instruction:
+        self.expect("from", "expected 'from' after catchret")
+        from .types import token
+
+        pad = self.parse_value(token)
+        self.expect("to", "expected 'to' in catchret")
+        return CatchReturnInst(pad, self.parse_label_ref())
+
+    def p_cleanupret(self, op: str) -> Instruction:
+        self.expect("from", "expected 'from' after cleanupret")
+        from .types import token
+
+        pad = self.parse_value(token)
+        self.expect("unwind", "expected 'unwind' in cleanupret")
+        if self.accept("to"):
+            self.expect("caller", "expected 'caller' in cleanupret")
+            return CleanupReturnInst(pad)
+        return CleanupReturnInst(pad, self.parse_label_ref())
+
+
+_DISPATCH: dict[str, Callable[[BodyParser, str], Instruction]] = {}
+for _op in ["add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr", "ashr", "and", "or", "xor", "fadd", "fsub", "fmul", "fdiv", "frem"]:
+    _DISPATCH[_op] = BodyParser.p_binary
+for _op in ["trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp", "ptrtoint", "inttoptr", "bitcast", "addrspacecast", "ptrtoaddr"]:
+    _DISPATCH[_op] = BodyParser.p_cast
+for _op in ("call", "tail", "musttail", "notail"):
+    _DISPATCH[_op] = BodyParser.p_call
+_DISPATCH.update(
+    fneg=BodyParser.p_fneg, icmp=BodyParser.p_cmp, fcmp=BodyParser.p_cmp,
+    alloca=BodyParser.p_alloca, load=BodyParser.p_load, store=BodyParser.p_store,
+    getelementptr=BodyParser.p_gep, invoke=BodyParser.p_invoke, callbr=BodyParser.p_callbr,
+    phi=BodyParser.p_phi, select=BodyParser.p_select, ret=BodyParser.p_ret,
+    br=BodyParser.p_br, switch=BodyParser.p_switch, indirectbr=BodyParser.p_indirectbr,
+    unreachable=BodyParser.p_unreachable, extractvalue=BodyParser.p_extractvalue,
+    insertvalue=BodyParser.p_insertvalue, extractelement=BodyParser.p_extractelement,
+    insertelement=BodyParser.p_insertelement, shufflevector=BodyParser.p_shufflevector,
+    atomicrmw=BodyParser.p_atomicrmw, cmpxchg=BodyParser.p_cmpxchg, fence=BodyParser.p_fence,
+    va_arg=BodyParser.p_va_arg, freeze=BodyParser.p_freeze,
+    landingpad=BodyParser.p_landingpad, resume=BodyParser.p_resume,
+    cleanuppad=BodyParser.p_cleanuppad, catchpad=BodyParser.p_catchpad,
+    catchswitch=BodyParser.p_catchswitch, catchret=BodyParser.p_catchret,
+    cleanupret=BodyParser.p_cleanupret,
+)
+
+
+class LazyBody:
+    """The unparsed body of a function: its text (``{`` to ``}``) kept as one token."""
+
+    __slots__ = ("body", "filename", "globals", "module", "module_text", "tok_index")
+
+    def __init__(self, module_text: str, filename: str, body: str, tok_index: int,
+                 module: Module, globals_: dict[str, GlobalValue]) -> None:
+        self.module_text = module_text
+        self.filename = filename
+        self.body = body
+        self.tok_index = tok_index  # index of the body token in the module's tokens
+        self.module = module
+        self.globals = globals_
+
+    def materialize(self, fn: Function) -> None:
+        if fn._lazy is not self:
+            return
+        fn._lazy = None
+        parser = BodyParser(self.body, self.filename, tokenize(self.body, 1), 0, self.module,
+                            self.globals)
+        parser.base = 1
+        parser.lazy = self
+        try:
+            parser.parse_body(fn)
+        except IRParseError:
+            fn._blocks = []
+            fn._lazy = self
+            raise
+        if fn.parent is not None:
+            fn.parent._lazy_count -= 1
+
+
+__all__ = ["BodyParser", "LazyBody"]
