@@ -140,3 +140,28 @@ def test_unknown_suffix(tmp_path) -> None:
     src = _write(tmp_path, "notes.txt", "hello")
     with pytest.raises(UsageError, match="cannot tell the language"):
         compile_to_ir([src])
+
+
+def test_fortran_with_runtime_calls_in_jit(tmp_path, capfd) -> None:
+    src = _write(
+        tmp_path,
+        "fnorm.f90",
+        'function fnorm(x, n) result(s) bind(c, name="fnorm")\n'
+        "  use iso_c_binding\n"
+        "  implicit none\n"
+        "  integer(c_int), value :: n\n"
+        "  real(c_double), intent(in) :: x(n)\n"
+        "  real(c_double) :: s\n"
+        "  real(c_double), allocatable :: y(:)\n"
+        "  allocate(y(n))\n"
+        "  y = x * 2\n"
+        "  s = norm2(y)\n"
+        "  write(*, '(A,I0)') 'n=', n\n"
+        "  flush(6)\n"
+        "end function\n",
+    )
+    text = compile_to_ir([src])
+    assert "@_FortranANorm2_8(" in text  # the runtime is really needed
+    f = JITModule(text).get("fnorm", ctypes.c_double, [ctypes.POINTER(ctypes.c_double), ctypes.c_int])
+    assert f((ctypes.c_double * 2)(1.5, 2.0), 2) == 5.0
+    assert "n=2" in capfd.readouterr().out

@@ -12,6 +12,7 @@ import ctypes
 import ctypes.util
 import functools
 import itertools
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,42 @@ def _is_rust(module: llvm.ModuleRef) -> bool:
     return any(
         fn.is_declaration and fn.name.startswith(_RUST_PREFIXES) for fn in module.functions
     )
+
+
+def _is_fortran(module: llvm.ModuleRef) -> bool:
+    return any(fn.is_declaration and fn.name.startswith("_Fortran") for fn in module.functions)
+
+
+@functools.cache
+def load_fortran_runtime() -> None:
+    """Load flang's runtime (I/O, allocation, intrinsics) into the process.
+
+    flang-22 ships it only as a static archive; it is linked once into a shared library
+    in the user's cache directory (``$XDG_CACHE_HOME/irgrad``) and loaded from there.
+    """
+    from irgrad.errors import ToolchainError
+    from irgrad.toolchain import run_tool
+
+    runtime_dir = run_tool("clang", ["--print-runtime-dir"]).stdout.decode().strip()
+    archive = Path(runtime_dir) / "libflang_rt.runtime.a"
+    if not archive.is_file():
+        raise ToolchainError(
+            f"Fortran runtime {archive} not found: install it with `apt-get install flang-22`"
+        )
+    stat = archive.stat()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "irgrad"
+    shared = cache / f"libflang_rt-{stat.st_size}-{stat.st_mtime_ns}.so"
+    if not shared.is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        partial = cache / f"{shared.name}.{os.getpid()}.tmp"
+        run_tool(
+            "clang",
+            ["-shared", "-o", str(partial), "-Wl,--whole-archive", str(archive),
+             "-Wl,--no-whole-archive", "-lstdc++", "-lm"],
+            what="building a shared Fortran runtime for the JIT failed",
+        )
+        partial.replace(shared)
+    load_library(str(shared))
 
 
 def load_rust_std() -> None:
@@ -99,6 +136,8 @@ class JITModule:
         load_library("m")
         if _is_cplusplus(module):
             load_library("libstdc++.so.6")
+        if _is_fortran(module):
+            load_fortran_runtime()
         if _is_rust(module):
             load_rust_std()
         for lib in libraries:
