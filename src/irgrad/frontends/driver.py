@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,9 +128,9 @@ def parse_cc_args(argv: Sequence[str]) -> Invocation:
     return inv
 
 
-def _value(it: object, flag: str) -> str:
+def _value(it: Iterator[str], flag: str) -> str:
     try:
-        return next(it)  # type: ignore[call-overload]
+        return next(it)
     except StopIteration:
         raise UsageError(f"argument to '{flag}' is missing (expected 1 value)") from None
 
