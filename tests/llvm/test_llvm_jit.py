@@ -59,3 +59,13 @@ def test_unknown_function_name() -> None:
     assert jit.get("one", ctypes.c_int, [])() == 1
     with pytest.raises(LLVMError, match="no function or global named 'two'"):
         jit.get("two", ctypes.c_int, [])
+
+
+def test_unused_missing_declaration_is_fine() -> None:
+    text = (
+        "declare double @irgrad_never_called(double)\n"
+        "define double @h(double %x) {\n"
+        "  ret double %x\n"
+        "}\n"
+    )
+    assert JITModule(text).get("h", ctypes.c_double, [ctypes.c_double])(2.5) == 2.5

@@ -13,6 +13,7 @@ import ctypes.util
 import functools
 import itertools
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,7 @@ def external_symbols(module: llvm.ModuleRef) -> tuple[dict[str, int], list[str]]
     """
     found: dict[str, int] = {}
     missing: list[str] = []
+    text = ""
     declared = [fn for fn in module.functions if fn.is_declaration]
     declared += [gv for gv in module.global_variables if gv.is_declaration]
     for value in declared:
@@ -110,10 +112,19 @@ def external_symbols(module: llvm.ModuleRef) -> tuple[dict[str, int], list[str]]
             continue
         address = llvm.address_of_symbol(name)
         if address is None:
-            missing.append(name)
+            text = text or str(module)
+            if _is_referenced(text, name):
+                missing.append(name)
         else:
             found[name] = int(address)
     return found, missing
+
+
+def _is_referenced(text: str, name: str) -> bool:
+    """Whether ``@name`` occurs in ``text`` besides its own declaration."""
+    plain = len(re.findall(rf"@{re.escape(name)}(?![\w.$-])", text))
+    quoted = text.count(f'@"{name}"')
+    return plain + quoted > 1
 
 
 class JITModule:
