@@ -7,7 +7,7 @@ typedef struct {
   float da;
   double db;
 } GradFD;
-GradFD __enzyme_autodiff(void *, ...);
+GradFD __enzyme_autodiff(void *, float, double);  // a prototype keeps the float a float
 
 #define APPROX_EQ(a, b, tol)                                                        \
   do {                                                                              \
