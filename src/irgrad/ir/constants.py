@@ -65,9 +65,11 @@ def format_fp(type: FloatType, value: float) -> str:
         if type.kind == "float":
             value = struct.unpack("<f", struct.pack("<f", value))[0] if math.isfinite(value) else value
         if math.isfinite(value):
-            text = f"{value:.6e}"
+            # LLVM: 6 significant digits if they read back exactly, printed as %e
+            text = f"{value:.5e}"
             if float(text) == value:
-                return text
+                mant, exp = text.split("e")
+                return f"{mant}0e{exp}"
         return _double_hex(value)
     if type.kind == "half":
         bits = struct.unpack("<H", struct.pack("<e", value))[0]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .globals import GlobalValue
 from .types import FunctionType, Type, label
-from .values import Value
+from .values import Use, Value
 
 if TYPE_CHECKING:
     from .instructions import Instruction, PHINode
@@ -24,6 +24,14 @@ class Argument(Value):
         Value.__init__(self, type, name)
         self.index = index
         self.attrs: list[str] = list(attrs)
+
+    @property
+    def uses(self) -> list[Use]:
+        """Uses inside the body: parses a lazy body first."""
+        parent = self.parent
+        if parent is not None and parent._lazy is not None:
+            parent.materialize()
+        return self._uses
 
     # Renaming an argument of a function whose body is still unparsed text would make the
     # text stale, so the body is parsed first.

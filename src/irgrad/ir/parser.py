@@ -56,6 +56,7 @@ class ModuleParser(AttrParserMixin):
         fwd = self.forward.get(name)
         if fwd is None:
             fwd = self.forward[name] = _ForwardGlobal(ty, self.i - 1)
+            fwd.name = name
         return fwd
 
     def define_global(self, gv: GlobalValue, index: int) -> None:
@@ -119,6 +120,11 @@ class ModuleParser(AttrParserMixin):
         if self.forward:
             fwd = min(self.forward.values(), key=lambda f: f.first_use)
             self.error(f"use of undefined value '{self.toks[fwd.first_use]}'", fwd.first_use)
+        for fn in m.functions:  # non-operand references (not updated by RAUW)
+            for key in ("personality", "prefix", "prologue"):
+                v = getattr(fn, key)
+                if isinstance(v, _ForwardGlobal):
+                    setattr(fn, key, self.globals[v.name])  # type: ignore[index]
         for name in self.struct_types:
             if name not in self.defined_types:
                 self.error(f"use of undefined type named '{name}'", self.struct_first_use[name])

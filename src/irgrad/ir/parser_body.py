@@ -463,10 +463,11 @@ class BodyParser(AttrParserMixin):
         toks = self.toks
         while toks[self.i] != ")":
             aty = self.parse_type()
-            a_attrs = self.parse_param_attrs()
             if aty.is_metadata:
+                a_attrs: list[str] = []
                 args.append(self.parse_metadata_operand())
             else:
+                a_attrs = self.parse_param_attrs()
                 args.append(self.parse_value(aty))
             attrs.append(a_attrs)
             if toks[self.i] != ",":
