@@ -307,7 +307,7 @@ class ActivityAnalysis:
             name = _callee_name(inst)
             if name is not None and is_inactive_call(name):
                 return True
-            if name is not None and name.startswith(MEMORY_TRANSFER_PREFIXES + ("llvm.memset.",)):
+            if name is not None and name.startswith((*MEMORY_TRANSFER_PREFIXES, "llvm.memset.")):
                 return not self._points_to_active(inst.args[0])
             if not inst.type.is_void and not self.is_constant_value(inst):
                 return False
