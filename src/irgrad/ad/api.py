@@ -1,0 +1,461 @@
+"""Lowering of the user's ``__enzyme_*`` calls (Enzyme's C API) to synthesized derivatives.
+
+``__enzyme_autodiff*(fn, args...)`` (reverse mode) and ``__enzyme_fwddiff*(fn, args...)``
+(forward mode) are matched by name prefix. The arguments after ``fn`` are read with
+Enzyme's markers (``enzyme_dup x, dx``, ``enzyme_out x``, ``enzyme_const x``,
+``enzyme_width, N``, ...; see ``include/enzyme/enzyme.h``), the request becomes a
+:class:`FnConfig`, and the call is replaced by a call to the derivative from the
+:class:`DerivativeContext`, with its arguments and result adapted to the user's call.
+Afterwards no reference to a marker global or an ``__enzyme_*`` declaration remains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from irgrad import ir
+from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.context import DerivativeContext
+from irgrad.ad.diagnostics import source_location_of
+from irgrad.ad.emit import adapt_value, coerce_scalar
+from irgrad.errors import DifferentiationError
+from irgrad.ir.builder import constant_of
+
+REVERSE_PREFIX = "__enzyme_autodiff"
+FORWARD_PREFIX = "__enzyme_fwddiff"
+UNSUPPORTED_PREFIXES = (
+    "__enzyme_augmentfwd",
+    "__enzyme_reverse",
+    "__enzyme_fwdsplit",
+    "__enzyme_virtualreverse",
+)
+
+ACTIVITY_MARKERS = {
+    "enzyme_dup": DiffeType.DUP,
+    "enzyme_dupnoneed": DiffeType.DUP_NONEED,
+    "enzyme_out": DiffeType.OUT,
+    "enzyme_const": DiffeType.CONST,
+}
+OPTION_MARKERS = ("enzyme_width", "enzyme_primal_return")
+UNSUPPORTED_MARKERS = (
+    "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_vector", "enzyme_buffer", "enzyme_noret",
+    "enzyme_tape", "enzyme_allocated", "enzyme_nofree", "enzyme_scalar",
+)  # fmt: skip
+MARKER_NAMES = frozenset([*ACTIVITY_MARKERS, *OPTION_MARKERS, *UNSUPPORTED_MARKERS])
+
+
+def marker_name(value: ir.Value) -> str | None:
+    """The marker a call argument stands for (``load i32, ptr @enzyme_dup``, ``ptr
+    @enzyme_dup`` or ``metadata !"enzyme_dup"``), or None for an ordinary argument."""
+    if isinstance(value, ir.LoadInst):
+        value = value.pointer
+    if isinstance(value, ir.GlobalVariable) and value.name in MARKER_NAMES:
+        return value.name
+    if isinstance(value, ir.MetadataAsValue):
+        raw = value.raw.strip()
+        if raw.startswith('!"') and raw.endswith('"') and raw[2:-1] in MARKER_NAMES:
+            return raw[2:-1]
+    return None
+
+
+def entry_mode(name: str) -> DerivativeMode | None:
+    """The derivative mode an ``__enzyme_*`` entry point asks for (None: not an entry)."""
+    if name.startswith(REVERSE_PREFIX):
+        return DerivativeMode.REVERSE_COMBINED
+    if name.startswith(FORWARD_PREFIX):
+        return DerivativeMode.FORWARD
+    if name.startswith(UNSUPPORTED_PREFIXES):
+        return DerivativeMode.REVERSE_PRIMAL
+    return None
+
+
+@dataclass
+class ParsedCall:
+    """An ``__enzyme_*`` call's arguments, read against the function's parameters."""
+
+    function: ir.Function
+    mode: DerivativeMode
+    activities: list[DiffeType] = field(default_factory=list)
+    primals: list[ir.Value] = field(default_factory=list)
+    shadows: list[list[ir.Value]] = field(default_factory=list)
+    width: int = 1
+    return_primal: bool = False
+    sret: ir.Value | None = None  # the pointer a struct result is returned through
+    sret_type: ir.Type | None = None
+
+
+def _error(call: ir.CallBase, message: str) -> DifferentiationError:
+    return DifferentiationError(message, source_location_of(call))
+
+
+def _strip_casts(value: ir.Value) -> ir.Value:
+    while True:
+        if isinstance(value, ir.ConstantExpr) and value.opcode in (
+            "bitcast", "addrspacecast", "ptrtoint", "inttoptr"
+        ):
+            value = value.operands[0]
+        elif isinstance(value, ir.CastInst) and value.opcode in (
+            "bitcast", "addrspacecast", "ptrtoint", "inttoptr"
+        ):
+            value = value.value
+        elif isinstance(value, ir.GlobalAlias) and not isinstance(value, ir.GlobalIFunc):
+            value = value.aliasee
+        else:
+            return value
+
+
+def _type_of_sret(call: ir.CallBase, module: ir.Module) -> ir.Type | None:
+    for attr in call.arg_attrs[0] if call.arg_attrs else []:
+        if attr.startswith("sret(") and attr.endswith(")"):
+            text = attr[5:-1].strip()
+            if text.startswith("%"):
+                return module.struct_types.get(text[1:].strip('"'))
+            return ir.parse_type(text)
+    return None
+
+
+def _default_activity(ty: ir.Type, mode: DerivativeMode) -> DiffeType:
+    if ty.is_pointer:
+        return DiffeType.DUP
+    if ty.is_fp_or_fp_vector:
+        return DiffeType.DUP if mode is DerivativeMode.FORWARD else DiffeType.OUT
+    return DiffeType.CONST
+
+
+def _describe(activity: DiffeType) -> str:
+    return {
+        DiffeType.DUP: "enzyme_dup",
+        DiffeType.DUP_NONEED: "enzyme_dupnoneed",
+        DiffeType.OUT: "enzyme_out",
+        DiffeType.CONST: "enzyme_const",
+    }[activity]
+
+
+def _compatible(given: ir.Type, expected: ir.Type) -> bool:
+    """A vararg value can be passed for a parameter of type ``expected`` (after coercion)."""
+    if given == expected:
+        return True
+    if given.is_float and expected.is_float:
+        return True  # C promotes float varargs to double: converted back
+    if given.is_integer and expected.is_integer:
+        return True
+    return given.is_pointer and expected.is_pointer
+
+
+def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> ParsedCall:
+    """Read an ``__enzyme_*`` call's arguments (raises DifferentiationError on misuse)."""
+    entry = call.called_function.name if call.called_function is not None else "__enzyme"
+    args = list(call.args)
+    sret_type = None
+    sret = None
+    if args and call.arg_attrs and any(a.startswith("sret(") for a in call.arg_attrs[0]):
+        sret, sret_type = args[0], _type_of_sret(call, module)
+        args = args[1:]
+    if not args:
+        raise _error(call, f"{entry} needs the function to differentiate as first argument")
+    target = _strip_casts(args[0])
+    if not isinstance(target, ir.Function):
+        raise _error(
+            call,
+            f"the first argument of {entry} must be a function (the function to "
+            f"differentiate), not {_value_text(args[0])}",
+        )
+    if target.is_declaration:
+        raise _error(
+            call,
+            f"cannot differentiate {target.name}: it is declared without a definition in "
+            "this module",
+        )
+    parsed = ParsedCall(target, mode, sret=sret, sret_type=sret_type)
+    params = target.function_type.params
+    rest = args[1:]
+    k = 0
+    # leading options: enzyme_width N, enzyme_primal_return
+    while k < len(rest):
+        name = marker_name(rest[k])
+        if name == "enzyme_width":
+            if k + 1 >= len(rest) or not isinstance(rest[k + 1], ir.ConstantInt):
+                raise _error(call, "enzyme_width must be followed by a constant width")
+            parsed.width = rest[k + 1].value  # type: ignore[attr-defined]
+            if parsed.width < 1:
+                raise _error(call, f"enzyme_width must be at least 1, got {parsed.width}")
+            k += 2
+        elif name == "enzyme_primal_return":
+            parsed.return_primal = True
+            k += 1
+        else:
+            break
+    for index, param_type in enumerate(params):
+        marker: str | None = None
+        while k < len(rest) and marker_name(rest[k]) is not None:
+            name = marker_name(rest[k])
+            assert name is not None
+            if name in UNSUPPORTED_MARKERS:
+                raise _error(call, f"the marker {name} is not supported yet")
+            if name in OPTION_MARKERS:
+                if name == "enzyme_primal_return":
+                    parsed.return_primal = True
+                    k += 1
+                    continue
+                raise _error(call, f"{name} must come before the function's arguments")
+            if marker is not None:
+                raise _error(call, f"two markers in a row: {marker} followed by {name}")
+            marker = name
+            k += 1
+        if k >= len(rest):
+            if marker is not None:
+                raise _error(
+                    call,
+                    f"the marker {marker} is followed by nothing: {target.name} expects "
+                    f"argument {index + 1} of type {param_type} after it",
+                )
+            raise _error(
+                call,
+                f"too few arguments in {entry} for {target.name}: it takes {len(params)}, "
+                f"the call passes {index}",
+            )
+        value = rest[k]
+        k += 1
+        activity = ACTIVITY_MARKERS[marker] if marker else _default_activity(param_type, mode)
+        _check_activity(call, target, index, param_type, value, activity, marker, mode)
+        parsed.activities.append(activity)
+        parsed.primals.append(value)
+        shadows: list[ir.Value] = []
+        if activity in (DiffeType.DUP, DiffeType.DUP_NONEED):
+            count = parsed.width if mode is DerivativeMode.FORWARD else 1
+            for _ in range(count):
+                if k >= len(rest) or marker_name(rest[k]) is not None:
+                    raise _error(
+                        call,
+                        f"missing shadow for argument {index + 1} of {target.name}: "
+                        f"{_describe(activity)} needs a shadow of type {param_type} after "
+                        "the value",
+                    )
+                shadow = rest[k]
+                if not _compatible(shadow.type, param_type) or (
+                    shadow.type.is_pointer != param_type.is_pointer
+                ):
+                    raise _error(
+                        call,
+                        f"the shadow of argument {index + 1} of {target.name} has type "
+                        f"{shadow.type}, but the argument has type {param_type}",
+                    )
+                shadows.append(shadow)
+                k += 1
+        parsed.shadows.append(shadows)
+    if k < len(rest):
+        extra = len(rest) - k
+        if marker_name(rest[k]) is not None and k == len(rest) - 1:
+            raise _error(
+                call, f"the marker {marker_name(rest[k])} is followed by nothing (too many "
+                f"arguments for {target.name}, which takes {len(params)})"
+            )
+        raise _error(
+            call,
+            f"too many arguments in {entry} for {target.name}: it takes {len(params)}, "
+            f"{extra} argument(s) left over",
+        )
+    return parsed
+
+
+def _check_activity(
+    call: ir.CallBase,
+    target: ir.Function,
+    index: int,
+    param_type: ir.Type,
+    value: ir.Value,
+    activity: DiffeType,
+    marker: str | None,
+    mode: DerivativeMode,
+) -> None:
+    where = f"argument {index + 1} of {target.name} ({param_type})"
+    if not _compatible(value.type, param_type):
+        raise _error(call, f"{where} is passed a value of type {value.type}")
+    if activity is DiffeType.OUT:
+        if not param_type.is_fp_or_fp_vector:
+            raise _error(
+                call,
+                f"enzyme_out before {where}: only floating-point scalars can be active "
+                "(enzyme_out); use enzyme_dup/enzyme_const for pointers and enzyme_const "
+                "for integers",
+            )
+        if mode is DerivativeMode.FORWARD:
+            raise _error(call, f"enzyme_out before {where} is not valid in forward mode "
+                         "(use enzyme_dup x, dx)")
+    if activity in (DiffeType.DUP, DiffeType.DUP_NONEED):
+        if param_type.is_integer:
+            raise _error(call, f"{marker or 'enzyme_dup'} before {where}: integers cannot "
+                         "have a shadow (use enzyme_const)")
+        if mode is not DerivativeMode.FORWARD and param_type.is_fp_or_fp_vector:
+            raise _error(call, f"{marker} before {where}: in reverse mode a floating-point "
+                         "scalar is enzyme_out or enzyme_const")
+
+
+def _value_text(value: ir.Value) -> str:
+    if isinstance(value, ir.GlobalValue):
+        return f"@{value.name}"
+    return f"a value of type {value.type}"
+
+
+def return_activity(parsed: ParsedCall, call: ir.CallBase) -> DiffeType:
+    ret = parsed.function.return_type
+    if not ret.is_fp_or_fp_vector:
+        return DiffeType.CONST
+    if parsed.mode is DerivativeMode.FORWARD and call.type.is_void and not parsed.return_primal:
+        return DiffeType.CONST
+    return DiffeType.OUT if parsed.mode is not DerivativeMode.FORWARD else DiffeType.DUP
+
+
+def _forward_wants_primal(parsed: ParsedCall, call: ir.CallBase) -> bool:
+    """``{primal, tangent}`` asked for by the call's declared struct return type."""
+    if parsed.return_primal:
+        return True
+    ret = parsed.function.return_type
+    ty = parsed.sret_type if parsed.sret is not None else call.type
+    if ty is None or not ret.is_fp_or_fp_vector:
+        return False
+    leaves = _leaf_count(ty)
+    return leaves == 1 + parsed.width and parsed.width >= 1 and leaves > 1
+
+
+def _leaf_count(ty: ir.Type) -> int:
+    if isinstance(ty, ir.StructType | ir.IdentifiedStructType):
+        return sum(_leaf_count(e) for e in ty.elements)
+    if isinstance(ty, ir.ArrayType | ir.VectorType):
+        return ty.count * _leaf_count(ty.element)
+    return 1
+
+
+def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) -> None:
+    """Replace one ``__enzyme_*`` call by a call to the synthesized derivative."""
+    entry = call.called_function.name if call.called_function is not None else "__enzyme"
+    if mode is DerivativeMode.REVERSE_PRIMAL:
+        raise _error(call, f"{entry}: split reverse mode is not supported yet")
+    if not isinstance(call, ir.CallInst):
+        raise _error(call, f"{entry} must be called with 'call' (not {call.opcode})")
+    parsed = parse_call(call, mode, ctx.module)
+    ret_activity = return_activity(parsed, call)
+    return_primal = mode is DerivativeMode.FORWARD and _forward_wants_primal(parsed, call)
+    if return_primal and ret_activity is DiffeType.CONST:
+        ret_activity = DiffeType.DUP
+    config = FnConfig(
+        function=parsed.function,
+        mode=mode,
+        arg_types=tuple(parsed.activities),
+        return_type=ret_activity,
+        width=parsed.width,
+        return_primal=return_primal,
+    )
+    try:
+        derivative = ctx.get_or_create(config)
+    except DifferentiationError as exc:
+        if exc.location is None:
+            exc.location = source_location_of(call)
+        raise
+    b = ir.IRBuilder(position=call)
+    b.debug_loc = call.debug_loc
+    params = derivative.function_type.params
+    values: list[ir.Value] = []
+    for primal, shadows in zip(parsed.primals, parsed.shadows, strict=True):
+        for v in (primal, *shadows):
+            values.append(coerce_scalar(b, v, params[len(values)]))
+    if mode is not DerivativeMode.FORWARD and ret_activity is DiffeType.OUT:
+        ret_type = parsed.function.return_type
+        values.append(constant_of(ret_type, 1.0))
+    if len(values) != len(params):
+        raise DifferentiationError(
+            f"internal: {derivative.name} takes {len(params)} arguments, lowering built "
+            f"{len(values)}", source_location_of(call)
+        )
+    new_call = b.call(derivative, values)
+    result: ir.Value | None = None if new_call.type.is_void else new_call
+    _replace_result(b, call, parsed, result, entry)
+    call.erase_from_parent()
+
+
+def _replace_result(
+    b: ir.IRBuilder, call: ir.CallBase, parsed: ParsedCall, result: ir.Value | None, entry: str
+) -> None:
+    target_type = parsed.sret_type if parsed.sret is not None else call.type
+    if parsed.sret is not None and target_type is None:
+        raise _error(call, f"cannot read the struct type returned by {entry}")
+    if target_type is None or target_type.is_void:
+        return
+    if parsed.sret is None and not call.uses:
+        return
+    if result is None:
+        if parsed.mode is not DerivativeMode.FORWARD and target_type.is_fp_or_fp_vector:
+            adapted: ir.Value = ir.null_value(target_type)
+        else:
+            raise _error(
+                call,
+                f"{entry} is declared to return {target_type}, but differentiating "
+                f"{parsed.function.name} gives no result (wrong return type of the call)",
+            )
+    else:
+        try:
+            adapted = adapt_value(b, result, target_type)
+        except ValueError as exc:
+            raise _error(
+                call,
+                f"the return type of {entry} ({target_type}) does not match the result of "
+                f"differentiating {parsed.function.name} ({result.type}): {exc}",
+            ) from None
+    if parsed.sret is not None:
+        b.store(adapted, parsed.sret)
+    else:
+        call.replace_all_uses_with(adapted)
+
+
+def _enzyme_calls(module: ir.Module) -> list[tuple[ir.CallBase, DerivativeMode]]:
+    found: list[tuple[ir.CallBase, DerivativeMode]] = []
+    for fn in list(module.functions):
+        mode = entry_mode(fn.name)
+        if mode is None:
+            continue
+        for use in list(fn.uses):
+            user = use.user
+            if isinstance(user, ir.CallBase) and user.callee is fn:
+                found.append((user, mode))
+    return found
+
+
+def _remove_markers(module: ir.Module) -> None:
+    """Erase marker loads (now unused) and the marker / entry point declarations."""
+    for gv in list(module.globals):
+        if gv.name not in MARKER_NAMES:
+            continue
+        for use in list(gv.uses):
+            user = use.user
+            if isinstance(user, ir.LoadInst) and not user.uses:
+                user.erase_from_parent()
+        if not gv.uses and gv.is_declaration:
+            module.remove_global(gv)
+    for fn in list(module.functions):
+        if entry_mode(fn.name) is not None and fn.is_declaration and not fn.uses:
+            module.remove_function(fn)
+
+
+def lower_enzyme_calls(module: ir.Module) -> ir.Module:
+    """Replace every ``__enzyme_autodiff*``/``__enzyme_fwddiff*`` call in ``module`` by a
+    call to its synthesized derivative; remove the markers and entry declarations."""
+    calls = _enzyme_calls(module)
+    if not calls:
+        return module
+    ctx = DerivativeContext(module)
+    for call, mode in calls:
+        lower_call(ctx, call, mode)
+    _remove_markers(module)
+    return module
+
+
+def lower_calls_in_order(module: ir.Module, calls: Sequence[ir.CallBase]) -> None:
+    """Lower the given calls (tests use it to lower one call at a time)."""
+    ctx = DerivativeContext(module)
+    for call in calls:
+        fn = call.called_function
+        mode = entry_mode(fn.name) if fn is not None else None
+        if mode is not None:
+            lower_call(ctx, call, mode)
+    _remove_markers(module)

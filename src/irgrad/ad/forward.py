@@ -1,0 +1,122 @@
+"""Forward mode: ``fwddiffe_<f>`` computes tangents alongside the primal in one pass.
+
+The body of ``f`` is cloned; after each instruction that carries a derivative its tangent
+is emitted (``tangent = sum_i partial_i * tangent_i`` from the rule tables, hand-written
+only for memory, control flow and calls, see :mod:`irgrad.ad.forward_insts`). Pointers
+get shadows (their "tangent" is the shadow pointer). Values with no dependence on an
+active input have a *symbolic zero* tangent (None): nothing is emitted for them.
+
+Width N (vector forward mode): the tangents of a floating-point scalar are carried in one
+``<N x T>`` vector (so LLVM vectorizes); every other kind of value has N separate tangents
+(a Python list), e.g. N shadow pointers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from irgrad import ir
+from irgrad.ad.config import DiffeType, FnConfig
+from irgrad.ad.context import DerivativeContext
+from irgrad.ad.emit import fp_constant
+from irgrad.ir.builder import IRBuilder
+from irgrad.ir.clone import clone_blocks_into
+
+Tangent = ir.Value | list[ir.Value]
+
+
+def tangent_type(ty: ir.Type, width: int) -> ir.Type:
+    """The IR type of one tangent value of a primal of type ``ty`` (width 1: ``ty``)."""
+    if width > 1 and ty.is_float:
+        return ir.VectorType(width, ty)
+    return ty
+
+
+def return_type_of(config: FnConfig) -> ir.Type:
+    """The return type of the forward derivative (see docs/internals/ad-interfaces.md)."""
+    ret = config.function.return_type
+    if ret.is_void:
+        return ir.void
+    if config.return_type is DiffeType.CONST:
+        return ret if config.return_primal else ir.void
+    tan: ir.Type = ret if config.width == 1 else ir.ArrayType(config.width, ret)
+    if config.return_primal:
+        return ir.StructType([ret, tan])
+    return tan
+
+
+def _name(ctx: DerivativeContext, config: FnConfig) -> str:
+    base = "fwddiffe" if config.width == 1 else f"fwddiffe{config.width}"
+    return ctx.module.unique_name(f"{base}_{config.function.name}")
+
+
+def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function:
+    """Synthesize the forward-mode derivative of ``config.function``."""
+    from irgrad.ad.forward_insts import ForwardPass
+
+    fn = config.function
+    width = config.width
+    params: list[ir.Type] = []
+    names: list[str | None] = []
+    for arg, act in zip(fn.args, config.arg_types, strict=True):
+        params.append(arg.type)
+        names.append(arg.name)
+        if act in (DiffeType.DUP, DiffeType.DUP_NONEED):
+            for k in range(width):
+                params.append(arg.type)
+                suffix = "" if width == 1 else str(k)
+                names.append(f"'{arg.name}{suffix}" if arg.name else None)
+    fn_type = ir.FunctionType(return_type_of(config), params)
+    new = ir.Function(_name(ctx, config), fn_type, linkage="internal", arg_names=names)
+    ctx.module.add_function(new, ctx.module.functions.index(fn) + 1)
+    ctx.register(config, new)
+    new.fn_attrs = [a for a in fn.attribute_texts() if _keep_attr(a)]
+    value_map: dict[ir.Value, ir.Value] = {}
+    tangents: dict[ir.Value, Tangent] = {}
+    k = 0
+    entry = ir.BasicBlock("fwd.entry", new)
+    new.blocks.append(entry)
+    b = IRBuilder(entry)
+    for arg, act in zip(fn.args, config.arg_types, strict=True):
+        primal = new.args[k]
+        value_map[arg] = primal
+        k += 1
+        if act in (DiffeType.DUP, DiffeType.DUP_NONEED):
+            shadows = list(new.args[k : k + width])
+            k += width
+            tangents[arg] = _pack(b, shadows, arg.type, width)
+    blocks = clone_blocks_into(fn, new, value_map)
+    b.br(blocks[0])
+    for inst in new.instructions():
+        inst.debug_records = []  # they describe f's variables; !dbg locations stay (errors)
+    fwd = ForwardPass(ctx, config, new, blocks, {value_map[a]: t for a, t in tangents.items()})
+    fwd.run()
+    return new
+
+
+def _pack(b: IRBuilder, lanes: Sequence[ir.Value], ty: ir.Type, width: int) -> Tangent:
+    if width == 1:
+        return lanes[0]
+    if ty.is_float:
+        vec: ir.Value = ir.PoisonValue(ir.VectorType(width, ty))
+        for k, v in enumerate(lanes):
+            vec = b.insert_element(vec, v, k)
+        return vec
+    return list(lanes)
+
+
+_DROP_ATTRS = ("noinline", "optnone", "alwaysinline", "returns_twice", "naked", "memory(",
+               "readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
+               "willreturn", "nosync", "nofree", "norecurse", "speculatable")
+
+
+def _keep_attr(attr: str) -> bool:
+    return not attr.startswith(_DROP_ATTRS)
+
+
+def zero_tangent(ty: ir.Type, width: int) -> Tangent:
+    """An explicit zero tangent (for stores and returns of inactive values)."""
+    if ty.is_float:
+        return fp_constant(tangent_type(ty, width), 0.0)
+    z = ir.null_value(ty)
+    return z if width == 1 else [ir.null_value(ty) for _ in range(width)]

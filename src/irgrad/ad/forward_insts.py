@@ -1,0 +1,419 @@
+"""The forward pass over a cloned body: one tangent handler per kind of instruction.
+
+``ForwardPass.run`` visits the blocks in reverse post-order, so an instruction's operands
+have their tangents before it (phis get placeholder tangent phis, filled at the end).
+A tangent is None (symbolic zero), one value (width 1, or an ``<N x T>`` vector for a
+floating-point scalar at width N) or a list of N values (width N, other types).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from irgrad import ir
+from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.context import DerivativeContext
+from irgrad.ad.diagnostics import source_location_of
+from irgrad.ad.emit import emit_partials, fadd, fmul, fp_constant, fsub, splat
+from irgrad.ad.forward import Tangent, tangent_type, zero_tangent
+from irgrad.ad.rules import lookup_instruction
+from irgrad.analysis.cfg import reverse_postorder
+from irgrad.errors import DifferentiationError
+from irgrad.ir.builder import IRBuilder
+
+ALLOC_FUNCTIONS = {"malloc", "_Znwm", "_Znam", "calloc", "realloc", "aligned_alloc"}
+FREE_FUNCTIONS = {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"}
+INACTIVE_FUNCTIONS = {
+    "printf", "fprintf", "puts", "putchar", "fputs", "fputc", "fflush", "sprintf",
+    "snprintf", "abort", "exit", "strlen", "strcmp", "strncmp", "time", "clock", "rand",
+    "srand", "__assert_fail", "fwrite", "perror", "getenv", "__cxa_guard_acquire",
+    "__cxa_guard_release", "__errno_location",
+}  # fmt: skip
+INACTIVE_INTRINSICS = (
+    "llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.prefetch", "llvm.stacksave",
+    "llvm.stackrestore", "llvm.invariant.", "llvm.objectsize", "llvm.expect",
+    "llvm.experimental.noalias.scope.decl", "llvm.trap", "llvm.debugtrap", "llvm.ctpop",
+    "llvm.ctlz", "llvm.cttz", "llvm.abs", "llvm.smax", "llvm.smin", "llvm.umax",
+    "llvm.umin", "llvm.is.fpclass", "llvm.sadd", "llvm.uadd", "llvm.ssub", "llvm.usub",
+    "llvm.smul", "llvm.umul", "llvm.bswap", "llvm.fshl", "llvm.fshr",
+)  # fmt: skip
+MEM_TRANSFER = ("llvm.memcpy.", "llvm.memmove.")
+
+
+class ForwardPass:
+    """Emits the tangents of one cloned function body (see the module docstring)."""
+
+    def __init__(
+        self,
+        ctx: DerivativeContext,
+        config: FnConfig,
+        fn: ir.Function,
+        blocks: Sequence[ir.BasicBlock],
+        tangents: dict[ir.Value, Tangent],
+    ) -> None:
+        self.ctx = ctx
+        self.config = config
+        self.fn = fn
+        self.width = config.width
+        self.blocks = list(blocks)
+        self.tangents: dict[ir.Value, Tangent] = dict(tangents)
+        self.b = IRBuilder()
+        self.phis: list[tuple[ir.PHINode, Tangent]] = []
+        self.entry = fn.blocks[0]
+
+    # -- driver ------------------------------------------------------------------------
+    def run(self) -> None:
+        self._seed_phis()
+        order = [bb for bb in reverse_postorder(self.fn) if bb in set(self.blocks)]
+        for bb in order:
+            for inst in list(bb.instructions):
+                self.visit(inst)
+        self._fill_phis()
+
+    def _seed_phis(self) -> None:
+        """Decide which phis carry tangents (a fixpoint over the phi graph) and create
+        the placeholder tangent phis."""
+        varied = self._varied_values()
+        for bb in self.blocks:
+            for phi in bb.phis():
+                if phi in varied:
+                    self.b.position_at_start(bb)
+                    self.b.position_before(bb.instructions[0])
+                    t = self._make_phi(phi)
+                    self.tangents[phi] = t
+                    self.phis.append((phi, t))
+
+    def _make_phi(self, phi: ir.PHINode) -> Tangent:
+        ty = phi.type
+        name = f"'{phi.name}" if phi.name else None
+        if self.width == 1 or ty.is_float:
+            return self._insert_phi(tangent_type(ty, self.width), name)
+        return [self._insert_phi(ty, name) for _ in range(self.width)]
+
+    def _insert_phi(self, ty: ir.Type, name: str | None) -> ir.PHINode:
+        phi = ir.PHINode(ty)
+        self.b.insert(phi, name)
+        return phi
+
+    def _fill_phis(self) -> None:
+        for phi, t in self.phis:
+            for value, block in phi.incoming:
+                inc = self.tangent_or_zero(value, phi.type, block)
+                if isinstance(t, list):
+                    for lane, v in zip(t, inc, strict=True):  # type: ignore[arg-type]
+                        lane.add_incoming(v, block)  # type: ignore[attr-defined]
+                else:
+                    t.add_incoming(inc, block)  # type: ignore[union-attr, arg-type]
+
+    def _varied_values(self) -> set[ir.Value]:
+        """Values that may carry a nonzero tangent or a shadow (forward activity)."""
+        varied: set[ir.Value] = set(self.tangents)
+        insts = [i for bb in self.blocks for i in bb.instructions]
+        changed = True
+        while changed:
+            changed = False
+            for inst in insts:
+                if inst in varied or inst.type.is_void:
+                    continue
+                if self._may_vary(inst, varied):
+                    varied.add(inst)
+                    changed = True
+        return varied
+
+    def _may_vary(self, inst: ir.Instruction, varied: set[ir.Value]) -> bool:
+        op = inst.opcode
+        if op in ("alloca",):
+            return True
+        if isinstance(inst, ir.CallBase):
+            callee = inst.called_function
+            if callee is not None and callee.name in ALLOC_FUNCTIONS:
+                return True
+            return any(a in varied for a in inst.args)
+        if op in ("fptosi", "fptoui", "icmp", "fcmp", "ptrtoint"):
+            return False
+        if op == "load":
+            return inst.operands[0] in varied
+        if op == "phi":
+            return any(v in varied for v, _ in inst.incoming)  # type: ignore[attr-defined]
+        if op == "select":
+            return inst.operands[1] in varied or inst.operands[2] in varied
+        return any(o in varied for o in inst.operands if not isinstance(o, ir.BasicBlock))
+
+    # -- tangent access ------------------------------------------------------------------
+    def tangent(self, v: ir.Value) -> Tangent | None:
+        return self.tangents.get(v)
+
+    def tangent_or_zero(
+        self, v: ir.Value, ty: ir.Type | None = None, block: ir.BasicBlock | None = None
+    ) -> Tangent:
+        t = self.tangents.get(v)
+        if t is not None:
+            return t
+        ty = ty or v.type
+        if ty.is_pointer and isinstance(v, ir.Constant) and not v.is_null_value():
+            return v if self.width == 1 else [v] * self.width  # constant (global) pointers
+        if isinstance(v, ir.UndefValue):
+            return zero_tangent(ty, self.width)
+        return zero_tangent(ty, self.width)
+
+    def lanes(self, t: Tangent, ty: ir.Type) -> list[ir.Value]:
+        """The N tangents of a value of type ``ty`` as separate values."""
+        if isinstance(t, list):
+            return t
+        if self.width == 1:
+            return [t]
+        return [self.b.extract_element(t, k) for k in range(self.width)]
+
+    def pack(self, lanes: Sequence[ir.Value], ty: ir.Type) -> Tangent:
+        if self.width == 1:
+            return lanes[0]
+        if ty.is_float:
+            vec: ir.Value = ir.PoisonValue(ir.VectorType(self.width, ty))
+            for k, v in enumerate(lanes):
+                vec = self.b.insert_element(vec, v, k)
+            return vec
+        return list(lanes)
+
+    def map_lanes(
+        self, ty: ir.Type, ops: Sequence[Tangent], types: Sequence[ir.Type],
+        fn: Callable[..., ir.Value],
+    ) -> Tangent:
+        """Apply ``fn`` lane by lane to tangents (vector tangents are split and rejoined)."""
+        per = [self.lanes(t, tt) for t, tt in zip(ops, types, strict=True)]
+        out = [fn(*(p[k] for p in per)) for k in range(self.width)]
+        return self.pack(out, ty)
+
+    def error(self, inst: ir.Instruction, message: str) -> DifferentiationError:
+        orig = self.config.function.name
+        return DifferentiationError(
+            f"{message} in function {orig}: {_inst_text(inst)}", source_location_of(inst)
+        )
+
+    # -- dispatch ------------------------------------------------------------------------
+    def visit(self, inst: ir.Instruction) -> None:
+        if inst.opcode == "phi":
+            return
+        if inst in self.tangents:
+            return
+        nxt = _next(inst)
+        if nxt is None:
+            self.b.position_at_end(inst.parent)  # type: ignore[arg-type]
+        else:
+            self.b.position_before(nxt)
+        self.b.debug_loc = inst.debug_loc
+        from irgrad.ad import forward_memory as mem
+
+        op = inst.opcode
+        if isinstance(inst, ir.CallBase):
+            mem.visit_call(self, inst)  # type: ignore[arg-type]
+        elif op == "ret":
+            self.b.position_before(inst)
+            mem.visit_return(self, inst)  # type: ignore[arg-type]
+        elif op in ("load", "store", "alloca", "getelementptr"):
+            getattr(mem, f"visit_{op.replace('getelementptr', 'gep')}")(self, inst)
+        elif op in ("atomicrmw", "cmpxchg"):
+            if any(self.tangent(o) is not None for o in inst.operands):
+                raise self.error(inst, "atomic operations on active memory are not supported")
+        else:
+            self.visit_value(inst)
+        self.b.debug_loc = None
+
+    def visit_value(self, inst: ir.Instruction) -> None:
+        op = inst.opcode
+        ops = [o for o in inst.operands if not isinstance(o, ir.BasicBlock)]
+        if all(self.tangent(o) is None for o in ops):
+            return
+        ty = inst.type
+        if op in ("fadd", "fsub") and ty.is_fp_or_fp_vector:
+            self._linear(inst, 1.0 if op == "fadd" else -1.0)
+        elif op == "fdiv" and ty.is_fp_or_fp_vector:
+            self._fdiv(inst)
+        elif op in ("fmul", "fneg", "frem", "fpext", "fptrunc") and ty.is_fp_or_fp_vector:
+            rule = lookup_instruction(op)
+            assert rule is not None
+            self.tangents[inst] = self.apply_rule(rule, list(inst.operands), inst)
+        elif op in ("select",):
+            self._select(inst)  # type: ignore[arg-type]
+        elif op in ("extractvalue", "insertvalue", "extractelement", "insertelement",
+                    "shufflevector", "bitcast", "addrspacecast", "freeze"):
+            self._structural(inst)
+        elif op in ("fptosi", "fptoui", "fcmp", "icmp", "ptrtoint", "sitofp", "uitofp",
+                    "trunc", "zext", "sext"):
+            return  # integer/boolean results (and int->fp casts) carry no derivative
+        elif ty.is_integer or ty.is_void:
+            if ty.is_integer and any(
+                self.tangent(o) is not None and o.type.is_fp_or_fp_vector for o in ops
+            ):
+                raise self.error(inst, "integer operation on an active floating-point value")
+            return
+        elif op == "inttoptr":
+            return
+        else:
+            raise self.error(inst, f"cannot differentiate the instruction '{op}'")
+
+    # -- arithmetic ----------------------------------------------------------------------
+    def _vec_scale(self, partial: ir.Value, t: Tangent) -> Tangent:
+        """``partial * tangent`` (the partial is splat across the N lanes of a vector)."""
+        if isinstance(t, list):
+            return [fmul(self.b, partial, lane) for lane in t]
+        if self.width > 1 and partial.type != t.type:
+            partial = splat(self.b, partial, t.type)
+        return fmul(self.b, partial, t)
+
+    def _add(self, a: Tangent | None, c: Tangent | None) -> Tangent | None:
+        if a is None:
+            return c
+        if c is None:
+            return a
+        if isinstance(a, list):
+            return [fadd(self.b, x, y) for x, y in zip(a, c, strict=True)]  # type: ignore[arg-type]
+        return fadd(self.b, a, c)  # type: ignore[arg-type]
+
+    def apply_rule(
+        self, rule: object, operands: list[ir.Value], result: ir.Value
+    ) -> Tangent | None:
+        """``sum_i partial_i * tangent_i`` over the operands that have tangents."""
+        from irgrad.ad.rules import Rule
+
+        assert isinstance(rule, Rule)
+        active = [
+            i for i in rule.active_operands
+            if i < len(operands) and self.tangent(operands[i]) is not None
+        ]
+        if not active or rule.is_zero_derivative:
+            return None
+        partials = emit_partials(self.b, rule, operands, result)
+        total: Tangent | None = None
+        for i in active:
+            p = partials[i]
+            if p is None:
+                continue
+            t = self.tangent(operands[i])
+            assert t is not None
+            if result.type != operands[i].type and result.type.is_fp_or_fp_vector:
+                t = self._convert_tangent(t, operands[i].type, _float_part(result.type))
+                p = self._convert_value(p, _float_part(result.type))
+            total = self._add(total, self._vec_scale(p, t))
+        return total
+
+    def _convert_value(self, v: ir.Value, ty: ir.Type) -> ir.Value:
+        from irgrad.ad.emit import coerce_scalar
+
+        return coerce_scalar(self.b, v, ty)
+
+    def _convert_tangent(self, t: Tangent, src: ir.Type, dst: ir.Type) -> Tangent:
+        from irgrad.ad.emit import coerce_scalar
+
+        if isinstance(t, list):
+            return [coerce_scalar(self.b, x, dst) for x in t]
+        return coerce_scalar(self.b, t, tangent_type(dst, self.width))
+
+    def _linear(self, inst: ir.Instruction, sign: float) -> None:
+        a, c = inst.operands
+        ta, tc = self.tangent(a), self.tangent(c)
+        if tc is not None and sign < 0:
+            if isinstance(tc, list):
+                tc = [fsub(self.b, fp_constant(x.type, 0.0), x) for x in tc]
+            else:
+                tc = fsub(self.b, fp_constant(tc.type, 0.0), tc)
+        self.tangents[inst] = self._add(ta, tc)  # type: ignore[assignment]
+
+    def _fdiv(self, inst: ir.Instruction) -> None:
+        """d(x/y) = (dx - r * dy) / y (cheaper than the two partials)."""
+        x, y = inst.operands
+        tx, ty_ = self.tangent(x), self.tangent(y)
+        num = tx
+        if ty_ is not None:
+            num = self._add(tx, self._vec_scale(self.b.fneg(inst), ty_))
+        assert num is not None
+        if isinstance(num, list):
+            self.tangents[inst] = [self.b.fdiv(n, y) for n in num]
+        else:
+            yv = splat(self.b, y, num.type) if num.type != y.type else y
+            self.tangents[inst] = self.b.fdiv(num, yv)
+
+    def _select(self, inst: ir.SelectInst) -> None:
+        cond, tv, fv = inst.operands
+        ty = inst.type
+        a = self.tangent_or_zero(tv, ty)
+        c = self.tangent_or_zero(fv, ty)
+        if isinstance(a, list):
+            self.tangents[inst] = [
+                self.b.select(cond, x, y) for x, y in zip(a, c, strict=True)  # type: ignore[arg-type]
+            ]
+        else:
+            if cond.type.is_vector and self.width > 1 and ty.is_float:
+                raise self.error(inst, "vector select with width > 1 is not supported")
+            self.tangents[inst] = self.b.select(cond, a, c)  # type: ignore[arg-type]
+
+    def _structural(self, inst: ir.Instruction) -> None:
+        """Instructions that move values around: the same instruction on the tangents."""
+        from irgrad.ir.clone import clone_instruction
+
+        ops = list(inst.operands)
+        op = inst.opcode
+        if op == "bitcast" and inst.type.is_integer != ops[0].type.is_integer and not (
+            inst.type.is_pointer or ops[0].type.is_pointer
+        ) and ops[0].type.is_fp_or_fp_vector:
+            raise self.error(inst, "integer operation on an active floating-point value")
+        # which operand slots carry differentiable data
+        data_slots = {
+            "extractvalue": [0], "insertvalue": [0, 1], "extractelement": [0],
+            "insertelement": [0, 1], "shufflevector": [0, 1], "bitcast": [0],
+            "addrspacecast": [0], "freeze": [0],
+        }[op]  # fmt: skip
+        ts = [self.tangent_or_zero(ops[k], ops[k].type) for k in data_slots]
+
+        def one(*lane_vals: ir.Value) -> ir.Value:
+            vm: dict[ir.Value, ir.Value] = {ops[k]: v for k, v in zip(data_slots, lane_vals,
+                                                                        strict=True)}
+            new = clone_instruction(inst, vm)
+            new.name = None
+            new.metadata = []
+            self.b.insert(new, f"'{inst.name}" if inst.name else None)
+            return new
+
+        if self.width == 1:
+            self.tangents[inst] = one(*ts)  # type: ignore[arg-type]
+        else:
+            self.tangents[inst] = self.map_lanes(
+                inst.type, ts, [ops[k].type for k in data_slots], one
+            )
+
+
+def _float_part(ty: ir.Type) -> ir.Type:
+    return ty
+
+
+def _next(inst: ir.Instruction) -> ir.Instruction | None:
+    insts = inst.parent.instructions  # type: ignore[union-attr]
+    k = insts.index(inst) + 1
+    return insts[k] if k < len(insts) else None
+
+
+def _inst_text(inst: ir.Instruction) -> str:
+    try:
+        return str(inst).strip()
+    except Exception:
+        return inst.opcode
+
+
+def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Value],
+                  result_used: bool) -> FnConfig:
+    acts = []
+    for a, p in zip(args, callee.function_type.params, strict=False):
+        t = pass_.tangent(a)
+        if t is not None and (p.is_pointer or p.is_fp_or_fp_vector):
+            acts.append(DiffeType.DUP)
+        else:
+            acts.append(DiffeType.CONST)
+    ret = callee.return_type
+    ret_act = DiffeType.DUP if (ret.is_fp_or_fp_vector or ret.is_pointer) else DiffeType.CONST
+    return FnConfig(
+        function=callee,
+        mode=DerivativeMode.FORWARD,
+        arg_types=tuple(acts),
+        return_type=ret_act,
+        width=pass_.width,
+        return_primal=not ret.is_void,
+    )

@@ -1,0 +1,279 @@
+"""Forward-mode handlers for memory, calls and returns (shadows, allocation, callees).
+
+A pointer's tangent is its shadow (``invert_pointer``): GEPs and casts of a shadowed
+pointer are recomputed on the shadow; allocas and heap allocations get zeroed shadow
+allocations; a store of an active value stores its tangent through the shadow pointer
+and a load from shadowed memory reads the tangent from the shadow.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.ad.config import DiffeType
+from irgrad.ad.forward import tangent_type, zero_tangent
+from irgrad.ad.forward_insts import (
+    ALLOC_FUNCTIONS,
+    FREE_FUNCTIONS,
+    INACTIVE_FUNCTIONS,
+    INACTIVE_INTRINSICS,
+    MEM_TRANSFER,
+    callee_config,
+)
+from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.ir.clone import clone_instruction
+
+if TYPE_CHECKING:
+    from irgrad.ad.forward_insts import ForwardPass
+
+
+def _copy(fp: ForwardPass, inst: ir.Instruction, mapping: dict[ir.Value, ir.Value],
+          suffix: str = "'") -> ir.Instruction:
+    new = clone_instruction(inst, mapping)
+    new.name = None
+    new.metadata = [(k, v) for k, v in inst.metadata if k == "dbg"]
+    fp.b.insert(new, f"{suffix}{inst.name}" if inst.name and not inst.type.is_void else None)
+    return new
+
+
+def visit_alloca(fp: ForwardPass, inst: ir.AllocaInst) -> None:
+    """A shadow alloca next to the primal one, zero-initialized."""
+    shadows = []
+    for _ in range(fp.width):
+        sh = _copy(fp, inst, {})
+        shadows.append(sh)
+    for sh in shadows:
+        _zero_fill(fp, sh, inst.allocated_type, inst.count)
+    fp.tangents[inst] = shadows[0] if fp.width == 1 else shadows
+
+
+def _zero_fill(fp: ForwardPass, p: ir.Value, ty: ir.Type, count: ir.Value | None) -> None:
+    if count is None or (isinstance(count, ir.ConstantInt) and count.value == 1):
+        fp.b.store(ir.null_value(ty), p)
+        return
+    end = fp.b.gep(ty, ir.ConstantPointerNull(ir.ptr), [count])
+    size = fp.b.ptrtoint(end, ir.i64)
+    fp.b.memset(p, 0, size)
+
+
+def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
+    base = inst.pointer
+    t = fp.tangent(base)
+    if t is None:
+        return
+    lanes = t if isinstance(t, list) else [t]
+    out = [_copy(fp, inst, {base: s}) for s in lanes]
+    fp.tangents[inst] = out[0] if fp.width == 1 else out
+
+
+def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
+    p = inst.pointer
+    t = fp.tangent(p)
+    if t is None:
+        return
+    lanes = t if isinstance(t, list) else [t]
+    loaded = [_copy(fp, inst, {p: s}) for s in lanes]
+    fp.tangents[inst] = fp.pack(loaded, inst.type) if fp.width > 1 else loaded[0]
+
+
+def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
+    p = inst.pointer
+    sp = fp.tangent(p)
+    if sp is None:
+        v = inst.value
+        # an active value stored where no shadow exists (e.g. a global): lost derivative
+        if (
+            fp.tangent(v) is not None
+            and v.type.is_fp_or_fp_vector
+            and isinstance(p, ir.GlobalVariable | ir.ConstantExpr)
+        ):
+            raise fp.error(inst, "active value stored into a global without a shadow")
+        return
+    v = inst.value
+    tv = fp.tangent(v)
+    if tv is None:
+        tv = zero_tangent(v.type, fp.width)
+        if v.type.is_pointer:
+            tv = v if fp.width == 1 else [v] * fp.width  # an inactive pointer: the primal
+    vals = fp.lanes(tv, v.type)
+    ptrs = sp if isinstance(sp, list) else [sp]
+    for val, ptr in zip(vals, ptrs, strict=True):
+        _copy(fp, inst, {v: val, p: ptr})
+
+
+def visit_return(fp: ForwardPass, inst: ir.ReturnInst) -> None:
+    config = fp.config
+    ret_ty = fp.fn.return_type
+    v = inst.value
+    if ret_ty.is_void:
+        return
+    b = fp.b
+    orig_ret = config.function.return_type
+    tangent_val: ir.Value | None = None
+    if config.return_type is not DiffeType.CONST:
+        assert v is not None
+        t = fp.tangent_or_zero(v, orig_ret)
+        if config.width == 1:
+            tangent_val = t  # type: ignore[assignment]
+        else:
+            arr: ir.Value = ir.UndefValue(ir.ArrayType(config.width, orig_ret))
+            for k, lane in enumerate(fp.lanes(t, orig_ret)):
+                arr = b.insert_value(arr, lane, k)
+            tangent_val = arr
+    if config.return_primal and tangent_val is not None:
+        agg: ir.Value = ir.UndefValue(ret_ty)
+        agg = b.insert_value(agg, v, 0)  # type: ignore[arg-type]
+        agg = b.insert_value(agg, tangent_val, 1)
+        out: ir.Value = agg
+    elif tangent_val is not None:
+        out = tangent_val
+    else:
+        assert v is not None
+        out = v
+    new = ir.ReturnInst(out)
+    b.insert(new)
+    inst.erase_from_parent()
+
+
+# -- calls ------------------------------------------------------------------------------
+
+
+def _has_tangents(fp: ForwardPass, call: ir.CallBase) -> bool:
+    return any(fp.tangent(a) is not None for a in call.args)
+
+
+def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
+    callee = call.called_function
+    name = callee.name if callee is not None else ""
+    if name.startswith(INACTIVE_INTRINSICS) or name in INACTIVE_FUNCTIONS:
+        return
+    if name in ALLOC_FUNCTIONS:
+        _visit_alloc(fp, call, name)
+        return
+    if name in FREE_FUNCTIONS:
+        t = fp.tangent(call.args[0])
+        if t is not None:
+            for s in t if isinstance(t, list) else [t]:
+                fp.b.call(callee, [s])  # type: ignore[arg-type]
+        return
+    if name.startswith(MEM_TRANSFER) or name.startswith("llvm.memset."):
+        _visit_mem_intrinsic(fp, call, name)
+        return
+    if not _has_tangents(fp, call):
+        return
+    if name.startswith("llvm."):
+        rule = lookup_intrinsic(name)
+    else:
+        rule = lookup_call(name) if callee is not None and callee.is_declaration else None
+    if rule is not None:
+        if rule.result_kind == "struct":
+            t = fp.apply_rule(rule, list(call.args), call)
+            if t is not None:
+                res_ty = call.type.elements[rule.result_index or 0]  # type: ignore[attr-defined]
+                _set_struct_tangent(fp, call, t, rule.result_index or 0, res_ty)
+            return
+        if rule.result_kind == "int" or not call.type.is_fp_or_fp_vector:
+            return
+        t = fp.apply_rule(rule, list(call.args), call)
+        if t is not None:
+            fp.tangents[call] = t
+        return
+    if callee is None:
+        raise fp.error(call, "No derivative found for an indirect call with active arguments")
+    if callee.is_declaration:
+        raise fp.error(
+            call,
+            f"No derivative found for {name} (an external function without a definition "
+            "or a derivative rule, called with active arguments)",
+        )
+    _visit_defined_call(fp, call, callee)
+
+
+def _set_struct_tangent(
+    fp: ForwardPass, call: ir.CallBase, t: object, index: int, elem_ty: ir.Type
+) -> None:
+    agg_ty = call.type
+    if fp.width == 1:
+        zero = ir.null_value(agg_ty)
+        fp.tangents[call] = fp.b.insert_value(zero, t, index)  # type: ignore[arg-type]
+    else:
+        lanes = fp.lanes(t, elem_ty)  # type: ignore[arg-type]
+        fp.tangents[call] = [
+            fp.b.insert_value(ir.null_value(agg_ty), lane, index) for lane in lanes
+        ]
+
+
+def _visit_alloc(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
+    """malloc/calloc/new/realloc: a shadow allocation of the same size, zeroed."""
+    assert isinstance(call, ir.CallInst)
+    shadows: list[ir.Value] = []
+    for _ in range(fp.width):
+        if name == "realloc":
+            base = fp.tangent(call.args[0])
+            lanes = base if isinstance(base, list) else [base]
+            src = lanes[len(shadows)] if base is not None else ir.ConstantPointerNull(ir.ptr)
+            sh = _copy(fp, call, {call.args[0]: src})  # type: ignore[dict-item]
+        else:
+            sh = _copy(fp, call, {})
+        if name in ("malloc", "_Znwm", "_Znam", "aligned_alloc"):
+            size = call.args[-1] if name == "aligned_alloc" else call.args[0]
+            fp.b.memset(sh, 0, size)
+        shadows.append(sh)
+    fp.tangents[call] = shadows[0] if fp.width == 1 else shadows
+
+
+def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
+    dst = call.args[0]
+    dst_t = fp.tangent(dst)
+    if dst_t is None:
+        return
+    dsts = dst_t if isinstance(dst_t, list) else [dst_t]
+    if name.startswith("llvm.memset."):
+        for d in dsts:
+            _copy(fp, call, {dst: d, call.args[1]: ir.ConstantInt(ir.i8, 0)})
+        return
+    src = call.args[1]
+    src_t = fp.tangent(src)
+    if src_t is None:  # copying constant data: the destination's tangent becomes zero
+        for d in dsts:
+            fp.b.memset(d, 0, call.args[2])
+        return
+    srcs = src_t if isinstance(src_t, list) else [src_t]
+    for d, s in zip(dsts, srcs, strict=True):
+        _copy(fp, call, {dst: d, src: s})
+
+
+def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function) -> None:
+    """Replace the call by a call to the callee's forward derivative (primal + tangent)."""
+    if not isinstance(call, ir.CallInst):
+        raise fp.error(call, "invoke of a function with active arguments is not supported")
+    config = callee_config(fp, callee, call.args, bool(call.uses))
+    deriv = fp.ctx.get_or_create(config)
+    args: list[ir.Value] = []
+    for a, act, p in zip(call.args, config.arg_types, callee.function_type.params,
+                         strict=False):
+        args.append(a)
+        if act is DiffeType.DUP:
+            t = fp.tangent_or_zero(a, p)
+            args.extend(fp.lanes(t, p))
+    args.extend(call.args[len(callee.function_type.params):])
+    b = fp.b
+    b.position_before(call)
+    new = b.call(deriv, args)
+    ret = callee.return_type
+    if not ret.is_void:
+        primal = b.extract_value(new, 0)
+        call.replace_all_uses_with(primal)
+        if config.return_type is not DiffeType.CONST:
+            tan = b.extract_value(new, 1)
+            if config.width == 1:
+                fp.tangents[primal] = tan
+            else:
+                lanes = [b.extract_value(tan, k) for k in range(config.width)]
+                fp.tangents[primal] = fp.pack(lanes, ret)
+        # tangent lookups of the old call go to the primal
+        old = fp.tangents.pop(call, None)
+        del old
+    call.erase_from_parent()
+    _ = tangent_type
