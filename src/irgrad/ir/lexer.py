@@ -23,6 +23,7 @@ _TOKEN_PATTERN = r"""
    | [-\w.$]+:(?![\w:])                              # label
    | [%@$!]?"[^"]*"                                  # string / quoted name
    | c"[^"]*"                                        # c"..." array
+   | c?"[^"]*                                        # unterminated string (error)
    | [%@$][-\w.$]+                                   # local / global / comdat name
    | \#\d+                                           # attribute group reference
    | ![A-Za-z]\w*\((?:[^()\n"]|"[^"]*"|\([^()\n]*\))*\)  # !DIExpression(...) etc.
@@ -33,7 +34,6 @@ _TOKEN_PATTERN = r"""
    | \.\.\.                                          # varargs
    | [A-Za-z_][\w.]*\((?:[^()\n"]|"[^"]*"|\([^()\n]*\))*\)  # keyword(...) group
    | [A-Za-z_][\w.]*                                 # keyword / type
-   | "[^"]*                                          # unterminated string (error)
    | \S                                              # punctuation / anything else
   )
 """

@@ -296,6 +296,7 @@ class ModuleParser(AttrParserMixin):
         arg_attrs: list[list[str]] = []
         var_arg = False
         num = 0
+        arg_keys: list[str] = []
         while self.toks[self.i] != ")":
             if self.accept("..."):
                 var_arg = True
@@ -307,12 +308,14 @@ class ModuleParser(AttrParserMixin):
             if t[:1] == "%":
                 an = self.name_of(t)
                 if an.isdigit():
-                    if int(an) != num:
-                        self.error(f"argument expected to be numbered '%{num}'")
+                    if int(an) < num:
+                        self.error(f"argument expected to be numbered '%{num}' or greater")
+                    arg_keys.append(an)
                     an = None
-                    num += 1
+                    num = int(arg_keys[-1]) + 1
                 self.i += 1
             elif is_def:
+                arg_keys.append(str(num))
                 num += 1
             params.append(pty)
             arg_names.append(an)
@@ -374,6 +377,7 @@ class ModuleParser(AttrParserMixin):
         t = self.toks[self.i]
         if t[:1] == "{" and len(t) > 1:
             fn._lazy = LazyBody(self.text, self.filename, t, self.i, self.module, self.globals)
+            fn._lazy.arg_keys = arg_keys
             self.module._lazy_count += 1
             self.lazy_functions.append(fn)
             self.i += 1
@@ -385,6 +389,7 @@ class ModuleParser(AttrParserMixin):
         bp = BodyParser(self.text, self.filename, self.toks[self.i :], 0, self.module,
                         self.globals)
         bp.token_base = self.i
+        bp.arg_keys = arg_keys
         bp.global_fallback = lambda tok, ty: ModuleParser.lookup_global(self, tok, ty)
         bp.parse_body(fn)
         self.i += bp.i + 1

@@ -141,7 +141,8 @@ class ParserBase:
 
     def error(self, message: str, index: int | None = None) -> None:
         tok = self.toks[self.i if index is None else index] if self._anchor is None else ""
-        if tok.startswith('"') and (len(tok) == 1 or not tok.endswith('"')):
+        body = tok[1:] if tok.startswith('c"') else tok
+        if body.startswith('"') and (len(body) == 1 or not body.endswith('"')):
             message = "unterminated string constant"
         raise IRParseError(message, self.location(index))
 

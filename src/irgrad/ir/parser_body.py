@@ -94,6 +94,7 @@ class BodyParser(AttrParserMixin):
         self.pending_records: list[tuple[DebugRecord, list[str], int]] = []
         self.lazy: LazyBody | None = None
         self.global_fallback: Callable[[str, Type], Value] | None = None
+        self.arg_keys: list[str] | None = None  # numbers of unnamed arguments in the header
 
     def char_offset(self) -> int:
         if self.lazy is None:
@@ -161,10 +162,12 @@ class BodyParser(AttrParserMixin):
 
     # -- body --------------------------------------------------------------------------
     def parse_body(self, fn: Function) -> None:
-        for arg in fn.args:
+        keys = self.lazy.arg_keys if self.lazy is not None else self.arg_keys
+        for k, arg in enumerate(fn.args):
             if arg.name is None:
-                self.locals[str(self.next_num)] = arg
-                self.next_num += 1
+                key = keys[k] if keys is not None else str(self.next_num)
+                self.locals[key] = arg
+                self.next_num = int(key) + 1
             else:
                 self.locals[arg.name] = arg
         toks = self.toks
@@ -178,9 +181,9 @@ class BodyParser(AttrParserMixin):
             if t[-1] == ":" and (t[0] != '"' or len(t) > 2):
                 key = unescape(t[1:-2]).decode() if t[0] == '"' else t[:-1]
                 if key.isdigit():
-                    if int(key) != self.next_num:
-                        self.error(f"label expected to be numbered '{self.next_num}'")
-                    self.next_num += 1
+                    if int(key) < self.next_num:
+                        self.error(f"label expected to be numbered '{self.next_num}' or greater")
+                    self.next_num = int(key) + 1
                 self.i += 1
             else:
                 key = str(self.next_num)
@@ -276,9 +279,11 @@ class BodyParser(AttrParserMixin):
                 self.error("instructions returning void cannot have a name", start)
             key = self.name_of(name_tok)
             if key.isdigit():
-                if int(key) != self.next_num:
-                    self.error(f"instruction expected to be numbered '%{self.next_num}'", start)
-                self.next_num += 1
+                if int(key) < self.next_num:
+                    self.error(
+                        f"instruction expected to be numbered '%{self.next_num}' or greater", start
+                    )
+                self.next_num = int(key) + 1
             else:
                 inst.name = key
             self.define(key, inst, start)
@@ -830,7 +835,8 @@ _DISPATCH.update(
 class LazyBody:
     """The unparsed body of a function: its text (``{`` to ``}``) kept as one token."""
 
-    __slots__ = ("body", "filename", "globals", "module", "module_text", "tok_index")
+    __slots__ = ("arg_keys", "body", "filename", "globals", "module", "module_text",
+                 "tok_index")
 
     def __init__(self, module_text: str, filename: str, body: str, tok_index: int,
                  module: Module, globals_: dict[str, GlobalValue]) -> None:
@@ -840,6 +846,7 @@ class LazyBody:
         self.tok_index = tok_index  # index of the body token in the module's tokens
         self.module = module
         self.globals = globals_
+        self.arg_keys: list[str] | None = None
 
     def materialize(self, fn: Function) -> None:
         if fn._lazy is not self:

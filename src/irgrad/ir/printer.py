@@ -409,6 +409,7 @@ class Printer:
         out += fn.return_attrs
         ft = fn.function_type
         params = []
+        keys = getattr(lazy, "arg_keys", None) or []
         numbered = 0
         for a in fn.args:
             p = str(a.type)
@@ -418,7 +419,7 @@ class Printer:
                 if a.name is not None:
                     p += " %" + quote_name(a.name)
                 elif lazy is not None:
-                    p += f" %{numbered}"
+                    p += f" %{keys[numbered] if numbered < len(keys) else numbered}"
                     numbered += 1
             params.append(p)
         if ft.var_arg:
