@@ -308,3 +308,30 @@ def test_builder_usage_errors() -> None:
     with pytest.raises(UsageError, match="unknown cast opcode 'fptoint'"):
         b.cast("fptoint", f.args[0], i32)
     assert f.entry_block.instructions == []
+
+
+def test_invoke_landingpad_resume_and_atomics_are_valid_llvm() -> None:
+    m = Module()
+    thrower = new_function(m, "may_throw", i32, [i32])
+    pers = new_function(m, "__gxx_personality_v0", i32, [])
+    pers.function_type = FunctionType(i32, [], var_arg=True)
+    f = new_function(m, "caller", i32, [i32, ptr], ["k", "cell"])
+    f.personality = pers
+    b = IRBuilder(f.append_basic_block("entry"))
+    ok = f.append_basic_block("ok")
+    lp = f.append_basic_block("lp")
+    v = b.invoke(thrower, [f.args[0]], ok, lp, name="v")
+    with b.at_end(lp):
+        pad = b.landingpad(StructType([ptr, i32]), cleanup=True, name="pad")
+        b.resume(pad)
+    b.position_at_end(ok)
+    old = b.atomicrmw("add", f.args[1], v, name="old")
+    pair = b.cmpxchg(f.args[1], old, v, "acq_rel", "monotonic", align=4, name="pair")
+    b.fence("release")
+    flag = b.extract_value(pair, 1, name="flag")
+    b.ret(b.select(flag, old, b.freeze(v)))
+    text = llvm_text(m)
+    assert "%v = invoke i32 @may_throw(i32 %k)" in text
+    assert "to label %ok unwind label %lp" in text
+    assert "%pad = landingpad { ptr, i32 }" in text
+    assert "%old = atomicrmw add ptr %cell, i32 %v seq_cst" in text

@@ -11,7 +11,12 @@ import pytest
 
 from irgrad.ir import parse_module
 from irgrad.ir.builder import IRBuilder
-from irgrad.ir.clone import clone_blocks_into, clone_function, clone_instruction
+from irgrad.ir.clone import (
+    clone_blocks_into,
+    clone_function,
+    clone_instruction,
+    remap_instructions,
+)
 from irgrad.ir.function import Argument, BasicBlock, Function
 from irgrad.ir.instructions import CallInst, Instruction, PHINode
 from irgrad.ir.module import Module
@@ -360,3 +365,27 @@ exit:
     fn = JITModule(print_module(m)).get("loop2", ctypes.c_int64, [ctypes.c_int64])
     assert fn(10) == 45
     assert g.return_type == i64
+
+
+def test_clone_without_debug_locations(c_ir_debug: str) -> None:
+    module = parse_module(c_ir_debug)
+    norm = module.get_function("norm")
+    clone, _ = clone_function(norm, "norm_nodebug", keep_debug_locations=False)
+    assert any(i.get_metadata("dbg") for i in norm.instructions())
+    assert not any(i.get_metadata("dbg") or i.debug_records for i in clone.instructions())
+    llvm.parse_assembly(print_module(module)).verify()
+
+
+def test_remap_instructions_rewrites_operands() -> None:
+    m = parse_module("""
+define double @k(double %a, double %b) {
+  %s = fmul double %a, %a
+  ret double %s
+}
+""")
+    k = m.get_function("k")
+    s = k.entry_block.instructions[0]
+    remap_instructions([s], {k.args[0]: k.args[1]})
+    assert s.operands == (k.args[1], k.args[1])
+    assert not k.args[0].uses
+    assert "%s = fmul double %b, %b" in print_function(k)
