@@ -179,7 +179,7 @@ class _FunctionVerifier:
         module = self.fn.parent
         if ref is None or module is None:
             return None
-        return _debug_location(module, ref)
+        return debug_source_location(module, ref)
 
     # -- driver --------------------------------------------------------------------------
     def run(self) -> None:
@@ -550,7 +550,7 @@ class _FunctionVerifier:
                       f"{len(args)}", inst)
 
 
-def _debug_location(module: Module, ref: str) -> SourceLocation | None:
+def debug_source_location(module: Module, ref: str) -> SourceLocation | None:
     """File, line and column of a raw ``!N`` DILocation reference, from the module's metadata."""
     nodes = _metadata_index(module)
     body = nodes.get(ref)
@@ -594,4 +594,4 @@ def _field_ref(body: str, field: str) -> str | None:
     return m.group(1) if m else None
 
 
-__all__ = ["verify_function", "verify_module"]
+__all__ = ["debug_source_location", "verify_function", "verify_module"]
