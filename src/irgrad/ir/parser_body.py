@@ -163,9 +163,11 @@ class BodyParser(AttrParserMixin):
     # -- body --------------------------------------------------------------------------
     def parse_body(self, fn: Function) -> None:
         keys = self.lazy.arg_keys if self.lazy is not None else self.arg_keys
-        for k, arg in enumerate(fn.args):
+        k = 0
+        for arg in fn.args:
             if arg.name is None:
-                key = keys[k] if keys is not None else str(self.next_num)
+                key = keys[k] if keys is not None and k < len(keys) else str(self.next_num)
+                k += 1
                 self.locals[key] = arg
                 self.next_num = int(key) + 1
             else:
