@@ -1,0 +1,231 @@
+"""Tapes: making forward values available in the reverse pass (cache vs recompute).
+
+The reverse pass of block B (``rev.B``) runs once for every forward execution of B, in the
+opposite order. So a per-invocation byte stack is a correct tape for any control flow
+(counted loops, while loops, nesting, irreducible graphs): the forward pass pushes, at the
+end of B, one *frame* holding the values ``rev.B`` needs; ``rev.B`` pops that frame at its
+head. Frames have a fixed layout per block (one capacity check per block execution, grown by
+``realloc`` doubling), and the stack is freed at the end of the reverse pass.
+
+What is *not* put on the tape (decided by :class:`LookupPlanner`):
+
+* constants, arguments, globals;
+* values defined outside every loop in a block that dominates every return: they are
+  still in registers when the reverse pass runs;
+* cheap pure instructions (arithmetic, casts, GEPs, compares, selects) and loads of memory
+  that nothing in the function overwrites, when recomputing them needs at most one tape
+  slot: they are recomputed at the head of ``rev.B`` from looked-up operands.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.ir.builder import IRBuilder
+
+if TYPE_CHECKING:
+    from irgrad.ad.gradient_utils import GradientUtils
+
+RECOMPUTE_OPCODES = frozenset(
+    [
+        "add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "fadd", "fsub",
+        "fmul", "fneg", "trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi",
+        "uitofp", "sitofp", "ptrtoint", "inttoptr", "bitcast", "addrspacecast",
+        "getelementptr", "icmp", "fcmp", "select", "extractvalue", "insertvalue",
+        "extractelement", "insertelement", "shufflevector", "freeze",
+    ]
+)  # fmt: skip
+
+
+def type_size(t: ir.Type) -> int:
+    """Allocation size in bytes (x86-64 data layout)."""
+    if isinstance(t, ir.IntType):
+        return max(1, (t.width + 7) // 8) if t.width <= 64 else 16
+    if isinstance(t, ir.FloatType):
+        return {"half": 2, "bfloat": 2, "float": 4, "double": 8}.get(t.kind, 16)
+    if isinstance(t, ir.PointerType):
+        return 8
+    if isinstance(t, ir.VectorType):
+        n = t.count * type_size(t.element)
+        p = 1
+        while p < n:
+            p *= 2
+        return p
+    if isinstance(t, ir.ArrayType):
+        return t.count * type_size(t.element)
+    if t.is_struct:
+        off = 0
+        align = 1
+        for e in t.elements:  # type: ignore[attr-defined]
+            a = 1 if t.packed else type_align(e)  # type: ignore[attr-defined]
+            align = max(align, a)
+            off = (off + a - 1) // a * a + type_size(e)
+        return (off + align - 1) // align * align
+    raise TypeError(f"no size for {t}")
+
+
+def type_align(t: ir.Type) -> int:
+    if isinstance(t, ir.ArrayType):
+        return type_align(t.element)
+    if t.is_struct:
+        return max((type_align(e) for e in t.elements), default=1)  # type: ignore[attr-defined]
+    return min(16, max(1, type_size(t)))
+
+
+class _Frame:
+    def __init__(self, sub: ir.Instruction, frame_ptr: ir.Value) -> None:
+        self.values: list[ir.Value] = []
+        self.offsets: list[int] = []
+        self.size = 0
+        self.sub = sub  # `sub i64 %sp, SIZE` in rev.B's head (SIZE patched at the end)
+        self.frame_ptr = frame_ptr
+
+
+class Tape:
+    """The per-invocation byte stack of one derivative function."""
+
+    def __init__(self, gu: GradientUtils) -> None:
+        self.gu = gu
+        self.frames: dict[ir.BasicBlock, _Frame] = {}
+        b = gu.entry_builder()
+        self.state_type = ir.StructType([ir.ptr, ir.i64, ir.i64])
+        self.state = b.alloca(self.state_type, name=gu.fresh("tape"))
+        b.store(ir.ConstantAggregateZero(self.state_type), self.state)
+
+    def cache(self, orig_block: ir.BasicBlock, value: ir.Value) -> ir.Value:
+        """Push ``value`` at the end of forward ``orig_block``; pop it at ``rev.B``'s head."""
+        frame = self.frames.get(orig_block)
+        b = self.gu.head_builder(orig_block)
+        if frame is None:
+            sp_slot = b.struct_gep(self.state_type, self.state, 1)
+            sp = b.load(ir.i64, sp_slot)
+            sub = b.sub(sp, ir.ConstantInt(ir.i64, 0))
+            b.store(sub, sp_slot)
+            base = b.load(ir.ptr, self.state)
+            frame_ptr = b.gep(ir.i8, base, [sub])
+            frame = self.frames[orig_block] = _Frame(sub, frame_ptr)
+        size = type_size(value.type)
+        align = min(16, type_align(value.type))
+        off = (frame.size + align - 1) // align * align
+        frame.values.append(value)
+        frame.offsets.append(off)
+        frame.size = off + size
+        slot = b.gep(ir.i8, frame.frame_ptr, [ir.ConstantInt(ir.i64, off)])
+        return b.load(value.type, slot, name=self.gu.fresh("tape.v"))
+
+    def finalize(self) -> None:
+        """Emit the pushes in the forward blocks and fix the frame sizes."""
+        push = self._push_function()
+        for orig_block, frame in self.frames.items():
+            size = (frame.size + 15) // 16 * 16
+            frame.sub.set_operand(1, ir.ConstantInt(ir.i64, size))
+            fwd = self.gu.forward_block(orig_block)
+            term = fwd.terminator
+            assert term is not None
+            b = IRBuilder(position=term)
+            ptr = b.call(push, [self.state, ir.ConstantInt(ir.i64, size)])
+            for v, off in zip(frame.values, frame.offsets, strict=True):
+                slot = b.gep(ir.i8, ptr, [ir.ConstantInt(ir.i64, off)])
+                b.store(v, slot)
+
+    def emit_free(self, b: IRBuilder) -> None:
+        if not self.frames:
+            return
+        base = b.load(ir.ptr, self.state)
+        b.call(self.gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [base])
+
+    def _push_function(self) -> ir.Function:
+        """``ptr @__irgrad_tape_push(ptr state, i64 n)``: reserve n bytes, return the frame."""
+        module = self.gu.module
+        name = "__irgrad_tape_push"
+        fn = module.get_function(name)
+        if fn is not None and not fn.is_declaration:
+            return fn
+        ft = ir.FunctionType(ir.ptr, [ir.ptr, ir.i64])
+        fn = module.get_or_insert_function(name, ft)
+        fn.linkage = "internal"
+        fn.fn_attrs = ["alwaysinline", "nounwind"]
+        st, n = fn.args
+        st.name, n.name = "state", "n"
+        entry = fn.append_basic_block("entry")
+        grow = fn.append_basic_block("grow")
+        done = fn.append_basic_block("done")
+        b = IRBuilder(entry)
+        sp_slot = b.struct_gep(self.state_type, st, 1, name="sp.slot")
+        cap_slot = b.struct_gep(self.state_type, st, 2, name="cap.slot")
+        base = b.load(ir.ptr, st, name="base")
+        sp = b.load(ir.i64, sp_slot, name="sp")
+        cap = b.load(ir.i64, cap_slot, name="cap")
+        need = b.add(sp, n, name="need")
+        full = b.icmp("ugt", need, cap, name="full")
+        b.cond_br(full, grow, done)
+        b.position_at_end(grow)
+        twice = b.shl(cap, ir.ConstantInt(ir.i64, 1), name="twice")
+        umax = ir.FunctionType(ir.i64, [ir.i64, ir.i64])
+        umax_fn = module.get_or_insert_function("llvm.umax.i64", umax)
+        c1 = b.call(umax_fn, [twice, need], name="c1")
+        c2 = b.call(umax_fn, [c1, ir.ConstantInt(ir.i64, 4096)], name="c2")
+        realloc = self.gu.libc("realloc", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
+        nb = b.call(realloc, [base, c2], name="nb")
+        b.store(nb, st)
+        b.store(c2, cap_slot)
+        b.br(done)
+        b.position_at_end(done)
+        cur = b.phi(ir.ptr, [(base, entry), (nb, grow)], name="cur")
+        b.store(need, sp_slot)
+        frame = b.gep(ir.i8, cur, [sp], name="frame")
+        b.ret(frame)
+        return fn
+
+
+class LookupPlanner:
+    """Decides, per forward value and reverse block, between reuse, recompute and cache."""
+
+    def __init__(self, gu: GradientUtils) -> None:
+        self.gu = gu
+        self._plan_memo: dict[tuple[ir.BasicBlock, ir.Value], frozenset[ir.Value]] = {}
+        self._recompute: set[tuple[ir.BasicBlock, ir.Value]] = set()
+
+    def is_available(self, v: ir.Value) -> bool:
+        """True when ``v`` can be used as is anywhere in the reverse pass."""
+        if not isinstance(v, ir.Instruction):
+            return True
+        return self.gu.is_reverse_value(v) or self.gu.available_in_reverse(v)
+
+    def plan(self, rev_block: ir.BasicBlock, v: ir.Value, depth: int = 0) -> frozenset[ir.Value]:
+        """The values that must be cached to make ``v`` available in ``rev.B``."""
+        if self.is_available(v):
+            return frozenset()
+        key = (rev_block, v)
+        memo = self._plan_memo.get(key)
+        if memo is not None:
+            return memo
+        result: frozenset[ir.Value] = frozenset([v])
+        if depth < 12 and self._recomputable(v):
+            leaves: frozenset[ir.Value] = frozenset()
+            for op in self._recompute_operands(v):
+                leaves |= self.plan(rev_block, op, depth + 1)
+            if len(leaves) <= 1:
+                result = leaves
+                self._recompute.add(key)
+        self._plan_memo[key] = result
+        return result
+
+    def should_recompute(self, rev_block: ir.BasicBlock, v: ir.Value) -> bool:
+        self.plan(rev_block, v)
+        return (rev_block, v) in self._recompute
+
+    @staticmethod
+    def _recompute_operands(v: ir.Value) -> list[ir.Value]:
+        assert isinstance(v, ir.Instruction)
+        return [op for op in v.operands if not isinstance(op, ir.BasicBlock)]
+
+    def _recomputable(self, v: ir.Value) -> bool:
+        if not isinstance(v, ir.Instruction):
+            return False
+        if v.opcode in RECOMPUTE_OPCODES:
+            return True
+        if isinstance(v, ir.LoadInst) and not v.volatile and not v.is_atomic:
+            return self.gu.load_is_stable(v)
+        return False

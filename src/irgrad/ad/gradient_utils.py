@@ -1,0 +1,309 @@
+"""GradientUtils: the state of one reverse-mode synthesis (Enzyme's GradientUtils).
+
+It owns the map from the original function's values to the forward (cloned) values, the
+shadows of pointers (``invert_pointer``), the adjoint slots (``diffe`` allocas in the entry
+block, promoted to registers by the post-AD SROA) and ``lookup``, which makes a forward
+value usable in a reverse block (reuse, recompute or tape, see :mod:`irgrad.ad.cache`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from irgrad import ir
+from irgrad.ad.cache import LookupPlanner, Tape
+from irgrad.ad.config import FnConfig
+from irgrad.ad.reverse_activity import ReverseActivity, has_float
+from irgrad.errors import DifferentiationError
+from irgrad.ir.builder import IRBuilder, constant_of
+
+
+def zero_of(t: ir.Type) -> ir.Value:
+    if isinstance(t, ir.FloatType | ir.VectorType):
+        return constant_of(t, 0.0) if has_float(t) else constant_of(t, 0)
+    return ir.ConstantAggregateZero(t)
+
+
+def _reachable_from(start: ir.BasicBlock) -> set[ir.BasicBlock]:
+    seen: set[ir.BasicBlock] = set()
+    stack = list(start.successors())
+    while stack:
+        b = stack.pop()
+        if b in seen:
+            continue
+        seen.add(b)
+        stack.extend(b.successors())
+    return seen
+
+
+def _dominators(fn: ir.Function) -> dict[ir.BasicBlock, set[ir.BasicBlock]]:
+    blocks = fn.blocks
+    entry = blocks[0]
+    reach = _reachable_from(entry) | {entry}
+    order = [b for b in blocks if b in reach]
+    dom: dict[ir.BasicBlock, set[ir.BasicBlock]] = {b: set(order) for b in order}
+    dom[entry] = {entry}
+    changed = True
+    while changed:
+        changed = False
+        for b in order[1:]:
+            preds = [p for p in b.predecessors() if p in reach]
+            new = set.intersection(*(dom[p] for p in preds)) if preds else set()
+            new = new | {b}
+            if new != dom[b]:
+                dom[b] = new
+                changed = True
+    return dom
+
+
+class GradientUtils:
+    """Everything one ``diffe_<f>`` synthesis shares between the handlers."""
+
+    def __init__(self, ctx: object, config: FnConfig, new_fn: ir.Function) -> None:
+        self.ctx = ctx
+        self.config = config
+        self.orig = config.function
+        self.new = new_fn
+        self.module: ir.Module = ctx.module  # type: ignore[attr-defined]
+        self.activity = ReverseActivity(self.orig, config.arg_types)
+        self.vmap: dict[ir.Value, ir.Value] = {}
+        self.orig_of_new: dict[ir.Value, ir.Value] = {}
+        self.block_of_new: dict[ir.BasicBlock, ir.BasicBlock] = {}
+        self.shadow: dict[ir.Value, ir.Value] = {}
+        self.shadow_primal: dict[ir.Value, ir.Value] = {}  # new shadow -> new primal
+        self.diffe_slots: dict[ir.Value, ir.Value] = {}
+        self.rev_head: dict[ir.BasicBlock, ir.BasicBlock] = {}
+        self.rev_blocks: set[ir.BasicBlock] = set()
+        self._lookup_memo: dict[tuple[ir.BasicBlock, ir.Value], ir.Value] = {}
+        self._names: set[str] = {a.name for a in new_fn.args if a.name}
+        self._counter = 0
+        self.entry_marker: ir.Instruction | None = None
+        self.tape: Tape | None = None
+        self.freed_allocations: set[ir.Value] = set()
+        self.deferred_frees: list[Callable[[IRBuilder], None]] = []
+        self.planner = LookupPlanner(self)
+        dom = _dominators(self.orig)
+        self.reachable = set(dom)
+        self.returns = [
+            b for b in self.orig.blocks
+            if b in dom and b.terminator is not None and b.terminator.opcode == "ret"
+        ]  # fmt: skip
+        self.in_cycle = {b for b in dom if b in _reachable_from(b)}
+        self.dominates_exit = {
+            b for b in dom if all(b in dom[r] for r in self.returns)
+        }
+        for inst in self.orig.instructions():
+            if inst.name:
+                self._names.add(inst.name)
+        for bb in self.orig.blocks:
+            if bb.name:
+                self._names.add(bb.name)
+
+    # -- names and builders ------------------------------------------------------------
+    def fresh(self, base: str) -> str:
+        while True:
+            self._counter += 1
+            name = f"{base}.ad{self._counter}"
+            if name not in self._names:
+                self._names.add(name)
+                return name
+
+    def entry_builder(self) -> IRBuilder:
+        """A builder before the first forward instruction of the entry block."""
+        assert self.entry_marker is not None
+        return IRBuilder(position=self.entry_marker)
+
+    def head_builder(self, orig_block: ir.BasicBlock) -> IRBuilder:
+        head = self.rev_head[orig_block]
+        term = head.terminator
+        assert term is not None
+        return IRBuilder(position=term)
+
+    def forward_block(self, orig_block: ir.BasicBlock) -> ir.BasicBlock:
+        return self.vmap[orig_block]  # type: ignore[return-value]
+
+    def libc(self, name: str, ft: ir.FunctionType) -> ir.Function:
+        fn = self.module.get_function(name)
+        if fn is not None:
+            return fn
+        return self.module.get_or_insert_function(name, ft)
+
+    def error(self, message: str, inst: ir.Instruction | None = None) -> DifferentiationError:
+        from irgrad.ad.diagnostics import source_location_of
+
+        where = f" in function {self.orig.name}"
+        loc = None
+        if inst is not None:
+            where += f" at instruction `{_inst_text(inst)}`"
+            loc = source_location_of(inst, self.module)
+        try:
+            return DifferentiationError(message + where, loc)  # type: ignore[call-arg]
+        except TypeError:
+            return DifferentiationError(message + where)
+
+    # -- values ------------------------------------------------------------------------
+    def is_varied(self, v: ir.Value) -> bool:
+        return v in self.activity.varied
+
+    def is_shadowed(self, v: ir.Value) -> bool:
+        return v in self.activity.shadowed
+
+    def primal(self, v: ir.Value) -> ir.Value:
+        """The forward (cloned) value of an original value."""
+        return self.vmap.get(v, v)
+
+    def invert_pointer(self, v: ir.Value, inst: ir.Instruction | None = None) -> ir.Value:
+        """The shadow of an original pointer (forward value)."""
+        s = self.shadow.get(v)
+        if s is not None:
+            return s
+        if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.PoisonValue):
+            return v
+        if isinstance(v, ir.GlobalVariable):
+            raise self.error(
+                f"active memory in global @{v.name} has no shadow (a derivative stored in a "
+                "global would be lost)", inst)
+        raise self.error(f"no shadow for pointer {v!r}", inst)
+
+    def is_reverse_value(self, v: ir.Instruction) -> bool:
+        return v.parent in self.rev_blocks
+
+    def available_in_reverse(self, v: ir.Instruction) -> bool:
+        bb = v.parent
+        orig_bb = self.block_of_new.get(bb) if bb is not None else None
+        if orig_bb is None:
+            return bb is not None and bb is self.new.blocks[0]
+        return orig_bb not in self.in_cycle and orig_bb in self.dominates_exit
+
+    def load_is_stable(self, load: ir.LoadInst) -> bool:
+        primal = self.shadow_primal.get(load, load)
+        orig = self.orig_of_new.get(primal)
+        if not isinstance(orig, ir.LoadInst):
+            return False
+        return not self.activity.may_be_overwritten(orig.pointer)
+
+    def lookup(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
+        """``v`` (a forward value of the new function) usable in ``rev.<orig_block>``."""
+        if not isinstance(v, ir.Instruction) or self.planner.is_available(v):
+            return v
+        key = (orig_block, v)
+        got = self._lookup_memo.get(key)
+        if got is not None:
+            return got
+        if self.planner.should_recompute(orig_block, v):
+            ops = [
+                op if isinstance(op, ir.BasicBlock) else self.lookup(op, orig_block)
+                for op in v.operands
+            ]
+            got = _clone_with_operands(v, ops)
+            got.name = self.fresh((v.name or "v") + ".re")
+            self.head_builder(orig_block).insert(got)
+        else:
+            if self.tape is None:
+                self.tape = Tape(self)
+            got = self.tape.cache(orig_block, v)
+        self._lookup_memo[key] = got
+        return got
+
+    def lookup_primal(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
+        return self.lookup(self.primal(v), orig_block)
+
+    def lookup_shadow(self, v: ir.Value, orig_block: ir.BasicBlock,
+                      inst: ir.Instruction | None = None) -> ir.Value:
+        return self.lookup(self.invert_pointer(v, inst), orig_block)
+
+    # -- adjoints ----------------------------------------------------------------------
+    def _slot(self, v: ir.Value) -> ir.Value:
+        slot = self.diffe_slots.get(v)
+        if slot is None:
+            b = self.entry_builder()
+            slot = b.alloca(v.type, name=self.fresh("d." + (v.name or "v")))
+            b.store(zero_of(v.type), slot)
+            self.diffe_slots[v] = slot
+        return slot
+
+    def diffe(self, v: ir.Value, b: IRBuilder) -> ir.Value:
+        """The adjoint of original value ``v``, read and reset to zero."""
+        if not has_float(v.type):
+            raise self.error(f"no adjoint for value of type {v.type}")
+        slot = self._slot(v)
+        d = b.load(v.type, slot)
+        b.store(zero_of(v.type), slot)
+        return d
+
+    def add_to_diffe(self, v: ir.Value, dv: ir.Value, b: IRBuilder) -> None:
+        """``diffe(v) += dv`` (no-op for values that carry no derivative)."""
+        if isinstance(v, ir.Constant) and not isinstance(v, ir.GlobalValue):
+            return
+        if not (self.is_varied(v) or (isinstance(v, ir.Argument) and has_float(v.type))):
+            return
+        slot = self._slot(v)
+        old = b.load(v.type, slot)
+        b.store(add_values(b, old, dv), slot)
+
+    def add_to_diffe_elem(self, v: ir.Value, indices: list[int], dv: ir.Value,
+                          b: IRBuilder) -> None:
+        """``diffe(v)[indices] += dv`` for an aggregate ``v``."""
+        if not self.is_varied(v):
+            return
+        slot = self._slot(v)
+        p = b.gep(v.type, slot, [ir.ConstantInt(ir.i64, 0)] + [
+            ir.ConstantInt(ir.i32, k) for k in indices])
+        old = b.load(dv.type, p)
+        b.store(add_values(b, old, dv), p)
+
+
+def add_values(b: IRBuilder, a: ir.Value, c: ir.Value) -> ir.Value:
+    """``a + c`` for floats, float vectors and aggregates of them."""
+    t = a.type
+    if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
+        return b.fadd(a, c)
+    if isinstance(t, ir.ArrayType) or t.is_struct:
+        elems = t.elements if t.is_struct else [t.element] * t.count  # type: ignore[attr-defined]
+        out = a
+        for k, et in enumerate(elems):
+            if not has_float(et):
+                continue
+            x = b.extract_value(a, [k])
+            y = b.extract_value(c, [k])
+            out = b.insert_value(out, add_values(b, x, y), [k])
+        return out
+    return a
+
+
+def _inst_text(inst: ir.Instruction) -> str:
+    try:
+        return str(inst).strip()
+    except Exception:  # printer not available: fall back to the opcode
+        return inst.opcode
+
+
+def _clone_with_operands(inst: ir.Instruction, ops: list[ir.Value]) -> ir.Instruction:
+    new = clone_instruction(inst, lambda v: v)
+    for k, op in enumerate(ops):
+        new.set_operand(k, op)
+    return new
+
+
+def clone_instruction(inst: ir.Instruction, remap: Callable[[ir.Value], ir.Value]
+                      ) -> ir.Instruction:
+    """A detached copy of ``inst`` (every field copied) with operands ``remap``-ped."""
+    cls = type(inst)
+    new = cls.__new__(cls)
+    skip = {"_uses", "_operands", "_op_uses", "parent", "debug_records"}
+    for klass in cls.__mro__:
+        for slot in getattr(klass, "__slots__", ()):
+            if slot in skip or slot == "__weakref__" or not hasattr(inst, slot):
+                continue
+            val = getattr(inst, slot)
+            if isinstance(val, list):
+                val = [list(x) if isinstance(x, list) else x for x in val]
+            object.__setattr__(new, slot, val)
+    new._uses = []
+    new._operands = []
+    new._op_uses = []
+    new.parent = None
+    new.debug_records = []
+    for op in inst.operands:
+        new.append_operand(remap(op))
+    return new

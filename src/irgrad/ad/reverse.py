@@ -1,0 +1,302 @@
+"""Reverse mode, combined: ``diffe_<f>`` = augmented forward pass + reverse pass.
+
+``create_primal_and_gradient(ctx, config)`` follows docs/internals/ad-design.md:
+
+1. the body of ``f`` is cloned (the forward pass); pointers get shadows (arguments'
+   shadows, GEPs/casts/phis/selects/loads of shadowed pointers, zeroed shadow allocas and
+   heap allocations), see :mod:`irgrad.ad.reverse_memory`;
+2. every block ``B`` that can reach a return gets a reverse region ``rev.B`` (a head that
+   pops/recomputes the forward values it needs, and a body that processes B's
+   instructions backwards); each ``ret`` becomes a branch to its block's reverse region;
+3. ``rev.B`` continues with ``rev.P`` for the predecessor ``P`` that led to B: a phi
+   added at B's top records its index in the forward pass, looked up like any value;
+   phi adjoints are moved on the edge;
+4. ``rev.<entry>`` frees the tape and deferred allocations and returns the adjoints of the
+   ``OUT`` arguments as a literal struct.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.ad.config import DiffeType, FnConfig
+from irgrad.ad.gradient_utils import GradientUtils, clone_instruction
+from irgrad.ad.reverse_activity import callee_name, has_float
+from irgrad.ad.reverse_calls import reverse_call
+from irgrad.ad.reverse_insts import reverse_value_instruction
+from irgrad.ad.reverse_memory import (
+    create_shadow,
+    forward_memtransfer,
+    forward_store_shadow,
+    reverse_load,
+    reverse_store,
+    should_drop_forward_free,
+)
+from irgrad.ir.builder import IRBuilder
+
+if TYPE_CHECKING:
+    pass
+
+
+def _signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | None]]:
+    fn = config.function
+    params: list[ir.Type] = []
+    names: list[str | None] = []
+    for arg, dt in zip(fn.args, config.arg_types, strict=True):
+        params.append(arg.type)
+        names.append(arg.name)
+        if dt in (DiffeType.DUP, DiffeType.DUP_NONEED):
+            params.append(arg.type)
+            names.append("d" + arg.name if arg.name else None)
+    if config.return_type is DiffeType.OUT and not fn.return_type.is_void:
+        params.append(fn.return_type)
+        names.append("differeturn")
+    outs = [a.type for a, dt in zip(fn.args, config.arg_types, strict=True)
+            if dt is DiffeType.OUT]
+    ret: ir.Type = ir.StructType(outs) if outs else ir.void
+    return ir.FunctionType(ret, params), names
+
+
+def create_primal_and_gradient(ctx: object, config: FnConfig) -> ir.Function:
+    """Synthesize ``diffe_<f>`` for ``config`` (mode REVERSE_COMBINED) in ``ctx.module``."""
+    orig = config.function
+    module: ir.Module = ctx.module  # type: ignore[attr-defined]
+    ft, names = _signature(config)
+    new = ir.Function(module.unique_name("diffe_" + orig.name), ft, "internal", names)
+    module.add_function(new)
+    register = getattr(ctx, "register", None)
+    if register is not None:
+        register(config, new)
+    try:
+        _synthesize(ctx, config, new)
+    except BaseException:
+        module.remove_function(new)
+        cache = getattr(ctx, "cache", None)
+        if isinstance(cache, dict):
+            cache.pop(config, None)
+        raise
+    return new
+
+
+def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> None:
+    gu = GradientUtils(ctx, config, new)
+    orig = config.function
+    # -- arguments -------------------------------------------------------------------
+    k = 0
+    differeturn: ir.Value | None = None
+    for arg, dt in zip(orig.args, config.arg_types, strict=True):
+        gu.vmap[arg] = new.args[k]
+        k += 1
+        if dt in (DiffeType.DUP, DiffeType.DUP_NONEED):
+            if arg.type.is_pointer:
+                gu.shadow[arg] = new.args[k]
+            k += 1
+    if config.return_type is DiffeType.OUT and not orig.return_type.is_void:
+        differeturn = new.args[k]
+    _clone_body(gu)
+    _forward_shadows(gu)
+    _reverse_pass(gu, differeturn)
+    if gu.tape is not None:
+        gu.tape.finalize()
+
+
+# -- forward pass --------------------------------------------------------------------------
+def _clone_body(gu: GradientUtils) -> None:
+    orig, new = gu.orig, gu.new
+    for bb in orig.blocks:
+        nb = new.append_basic_block(bb.name)
+        gu.vmap[bb] = nb
+        gu.block_of_new[nb] = bb
+    clones: list[ir.Instruction] = []
+    for bb in orig.blocks:
+        nb = gu.vmap[bb]
+        for inst in bb.instructions:
+            c = clone_instruction(inst, lambda v: v)
+            nb.append(c)  # type: ignore[union-attr]
+            gu.vmap[inst] = c
+            gu.orig_of_new[c] = inst
+            clones.append(c)
+    for c in clones:
+        for i, op in enumerate(c.operands):
+            m = gu.vmap.get(op)
+            if m is not None:
+                c.set_operand(i, m)
+    gu.entry_marker = new.blocks[0].instructions[0]
+
+
+def _forward_shadows(gu: GradientUtils) -> None:
+    pending_phis: list[tuple[ir.PHINode, ir.PHINode]] = []
+    for bb in gu.orig.blocks:
+        if bb not in gu.reachable:
+            continue
+        for inst in list(bb.instructions):
+            if inst in gu.activity.shadowed:
+                s = create_shadow(gu, inst)
+                if isinstance(inst, ir.PHINode) and isinstance(s, ir.PHINode):
+                    pending_phis.append((inst, s))
+            if isinstance(inst, ir.StoreInst):
+                forward_store_shadow(gu, inst)
+            elif isinstance(inst, ir.CallInst) and should_drop_forward_free(gu, inst):
+                gu.vmap[inst].erase_from_parent()  # type: ignore[union-attr]
+            elif isinstance(inst, ir.CallInst) and (callee_name(inst) or "").startswith(
+                    ("llvm.memcpy", "llvm.memmove")):
+                forward_memtransfer(gu, inst)
+    for orig_phi, sphi in pending_phis:
+        for v, blk in orig_phi.incoming:
+            sv = gu.invert_pointer(v, orig_phi) if v.type.is_pointer else v
+            sphi.add_incoming(sv, gu.vmap[blk])  # type: ignore[arg-type]
+
+
+# -- reverse pass --------------------------------------------------------------------------
+def _reaches_return(gu: GradientUtils) -> list[ir.BasicBlock]:
+    live = set(gu.returns)
+    work = list(gu.returns)
+    while work:
+        b = work.pop()
+        for p in b.predecessors():
+            if p not in live and p in gu.reachable:
+                live.add(p)
+                work.append(p)
+    return [b for b in gu.orig.blocks if b in live]
+
+
+def _pred_index_phi(gu: GradientUtils, bb: ir.BasicBlock,
+                    preds: list[ir.BasicBlock]) -> ir.Value:
+    nb = gu.forward_block(bb)
+    phi = ir.PHINode(ir.i32, name=gu.fresh("pred"))
+    for k, p in enumerate(preds):
+        term = p.terminator
+        assert term is not None
+        edges = sum(1 for op in term.operands if op is bb)
+        for _ in range(edges):
+            phi.add_incoming(ir.ConstantInt(ir.i32, k), gu.forward_block(p))
+    nb.insert(0, phi)
+    return phi
+
+
+def _reverse_pass(gu: GradientUtils, differeturn: ir.Value | None) -> None:
+    live = _reaches_return(gu)
+    body: dict[ir.BasicBlock, ir.BasicBlock] = {}
+    for bb in reversed(live):
+        label = bb.name or "bb"
+        head = gu.new.append_basic_block(gu.fresh("rev." + label))
+        rbody = gu.new.append_basic_block(gu.fresh("rev." + label + ".body"))
+        IRBuilder(head).br(rbody)
+        gu.rev_head[bb] = head
+        gu.rev_blocks.update((head, rbody))
+        body[bb] = rbody
+    final = gu.new.append_basic_block(gu.fresh("rev.return"))
+    gu.rev_blocks.add(final)
+    # every ret of the forward pass continues with its block's reverse region
+    for bb in gu.returns:
+        fwd_ret = gu.forward_block(bb).terminator
+        assert fwd_ret is not None
+        fwd_ret.erase_from_parent()
+        IRBuilder(gu.forward_block(bb)).br(gu.rev_head[bb])
+    pred_lists = {bb: [p for p in bb.predecessors() if p in gu.reachable] for bb in live}
+    pred_phis = {bb: _pred_index_phi(gu, bb, ps) for bb, ps in pred_lists.items() if len(ps) > 1}
+    for bb in reversed(live):
+        b = IRBuilder(body[bb])
+        b.debug_loc = None
+        term = bb.terminator
+        if term is not None and term.opcode == "ret" and differeturn is not None:
+            rv = term.operands[0] if term.operands else None
+            if rv is not None and gu.is_varied(rv):
+                gu.add_to_diffe(rv, differeturn, b)
+        for inst in reversed(bb.instructions):
+            if inst.is_terminator or isinstance(inst, ir.PHINode):
+                continue
+            _reverse_instruction(gu, inst, b)
+        _reverse_terminator(gu, bb, b, pred_lists[bb], pred_phis.get(bb), final)
+    _emit_return(gu, final)
+
+
+def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) -> None:
+    if isinstance(inst, ir.LoadInst):
+        reverse_load(gu, inst, b)
+    elif isinstance(inst, ir.StoreInst):
+        reverse_store(gu, inst, b)
+    elif isinstance(inst, ir.CallBase):
+        reverse_call(gu, inst, b)
+    elif isinstance(inst, ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
+        if gu.is_shadowed(inst.pointer) and has_float(inst.type):
+            raise gu.error("atomic read-modify-write of active memory is not supported", inst)
+    elif gu.is_varied(inst):
+        reverse_value_instruction(gu, inst, b)
+    else:
+        _check_integer_use_of_active(gu, inst)
+
+
+def _check_integer_use_of_active(gu: GradientUtils, inst: ir.Instruction) -> None:
+    """Float bit tricks (bitcast to an integer, integer ops) on an active value are errors."""
+    if (isinstance(inst, ir.CastInst) and inst.opcode == "bitcast"
+            and gu.is_varied(inst.value) and not has_float(inst.type)):
+        for u in inst.users:
+            if isinstance(u, ir.BinaryOperator):
+                raise gu.error(
+                    "integer operation on an active floating-point value (its bits are "
+                    "reinterpreted as an integer)", u)
+
+
+def _reverse_terminator(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder,
+                        preds: list[ir.BasicBlock], pred_phi: ir.Value | None,
+                        final: ir.BasicBlock) -> None:
+    phis = [p for p in bb.phis() if gu.is_varied(p)]
+    dphis = [(p, gu.diffe(p, b)) for p in phis]
+    if not preds:
+        b.br(final)
+        return
+    if len(preds) == 1:
+        _phi_edge(gu, dphis, preds[0], b)
+        b.br(gu.rev_head[preds[0]])
+        return
+    assert pred_phi is not None
+    idx = gu.lookup(pred_phi, bb)
+    targets: list[ir.BasicBlock] = []
+    for p in preds:
+        if dphis:
+            edge = gu.new.append_basic_block(gu.fresh("rev.edge"))
+            gu.rev_blocks.add(edge)
+            eb = IRBuilder(edge)
+            _phi_edge(gu, dphis, p, eb)
+            eb.br(gu.rev_head[p])
+            targets.append(edge)
+        else:
+            targets.append(gu.rev_head[p])
+    sw = ir.SwitchInst(idx, targets[0], [
+        (ir.ConstantInt(ir.i32, k), t) for k, t in enumerate(targets) if k > 0])
+    b.insert(sw)
+
+
+def _phi_edge(gu: GradientUtils, dphis: list[tuple[ir.PHINode, ir.Value]],
+              pred: ir.BasicBlock, b: IRBuilder) -> None:
+    for phi, d in dphis:
+        v = phi.incoming_value_for(pred)
+        if v is not None:
+            gu.add_to_diffe(v, d, b)
+
+
+def _emit_return(gu: GradientUtils, final: ir.BasicBlock) -> None:
+    b = IRBuilder(final)
+    for free_call in gu.deferred_frees:
+        free_call(b)
+    if gu.tape is not None:
+        gu.tape.emit_free(b)
+    rt = gu.new.return_type
+    if rt.is_void:
+        b.ret()
+        return
+    agg: ir.Value = ir.UndefValue(rt)
+    k = 0
+    for arg, dt in zip(gu.orig.args, gu.config.arg_types, strict=True):
+        if dt is DiffeType.OUT:
+            if gu.is_varied(arg):
+                d = b.load(arg.type, gu._slot(arg))
+            else:
+                from irgrad.ad.gradient_utils import zero_of
+
+                d = zero_of(arg.type)
+            agg = b.insert_value(agg, d, [k])
+            k += 1
+    b.ret(agg)
