@@ -8,7 +8,7 @@ setup:
 	@bash scripts/setup.sh $(EXTRAS)
 
 demo: setup
-	@$(PY) -m examples.demo
+	@$(PY) examples/demo.py
 
 lint: setup
 	@.venv/bin/ruff check src tests bench examples
