@@ -1,0 +1,503 @@
+"""Type analysis (Enzyme's TypeAnalysis): which bytes of each value, and of the memory it
+points to, hold floats, integers or pointers.
+
+A fixed point over the instructions of a function, propagating :class:`TypeTree` facts in
+both directions: seeds from IR types (floats, pointers), integer arithmetic, GEP indices,
+TBAA tags and known library calls; transfer through GEP (constant and variable offsets),
+load/store, memcpy/memmove, casts, phi, select, aggregates; and interprocedurally through
+calls to defined functions (memoized per argument trees).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from irgrad.analysis.layout import aggregate_offset, alloc_size, scalar_leaves, store_size
+from irgrad.analysis.tbaa import TBAATypes
+from irgrad.analysis.type_tree import (
+    INTEGER,
+    POINTER,
+    ConcreteType,
+    TypeTree,
+    concrete_of,
+)
+from irgrad.ir.constants import (
+    ConstantExpr,
+    ConstantFP,
+    ConstantInt,
+    ConstantPointerNull,
+)
+from irgrad.ir.function import Function
+from irgrad.ir.globals import GlobalValue, GlobalVariable
+from irgrad.ir.instructions import (
+    AllocaInst,
+    BinaryOperator,
+    CallBase,
+    CastInst,
+    CmpInst,
+    ExtractElementInst,
+    ExtractValueInst,
+    FreezeInst,
+    GetElementPtrInst,
+    InsertElementInst,
+    InsertValueInst,
+    Instruction,
+    LoadInst,
+    PHINode,
+    ReturnInst,
+    SelectInst,
+    ShuffleVectorInst,
+    StoreInst,
+)
+from irgrad.ir.module import Module
+from irgrad.ir.types import ArrayType, FloatType, Type, VectorType
+from irgrad.ir.values import Value
+
+ALLOCATORS = frozenset(["malloc", "calloc", "realloc", "aligned_alloc", "_Znwm", "_Znam", "valloc"])
+DEALLOCATORS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"])
+MAX_ITERATIONS = 200
+_MEMCPY_RE = re.compile(r"^(?:llvm\.memcpy|llvm\.memmove|llvm\.memcpy\.inline)(?:\.|$)|^mem(?:cpy|move)$")
+_MEMSET_RE = re.compile(r"^(?:llvm\.memset(?:\.inline)?(?:\.|$)|memset$)")
+
+
+def is_scalar_type(t: Type) -> bool:
+    return not (t.is_struct or isinstance(t, ArrayType))
+
+
+def seed_tree(t: Type) -> TypeTree:
+    """What the IR type alone says: floats and pointers (integers may carry anything)."""
+    if is_scalar_type(t):
+        ct = concrete_of(t)
+        return TypeTree.scalar(ct) if ct.is_float or ct.is_pointer else TypeTree()
+    out = TypeTree()
+    for off, et in scalar_leaves(t):
+        ct = concrete_of(et)
+        if ct.is_float or ct.is_pointer:
+            out.insert((off,), ct)
+    return out
+
+
+def default_arg_trees(fn: Function) -> tuple[list[TypeTree], TypeTree]:
+    """Trees for an unannotated call: floats Float, pointers Pointer, integers Integer."""
+    trees = []
+    for a in fn.args:
+        t = seed_tree(a.type)
+        if a.type.is_integer:
+            t = TypeTree.scalar(INTEGER)
+        trees.append(t)
+    ret = seed_tree(fn.return_type)
+    if fn.return_type.is_integer:
+        ret = TypeTree.scalar(INTEGER)
+    return trees, ret
+
+
+def _to_memory(value_tree: TypeTree, t: Type) -> TypeTree:
+    """A value's tree as the contents of memory at offset 0."""
+    if is_scalar_type(t):
+        return value_tree.scalar_in_memory().shift(0, max(store_size(t), 1))
+    return value_tree.shift(0, max(store_size(t), 1))
+
+
+def _from_memory(mem: TypeTree, t: Type) -> TypeTree:
+    """The tree of a value of type ``t`` loaded from memory ``mem`` at offset 0."""
+    size = max(store_size(t), 1)
+    looked = mem.lookup(0, size)
+    return looked.as_scalar() if is_scalar_type(t) else looked
+
+
+class TypeResults:
+    """The result of :meth:`TypeAnalysis.analyze` for one function and argument trees."""
+
+    def __init__(self, fn: Function, trees: dict[Value, TypeTree], return_tree: TypeTree,
+                 conflicts: list[str]) -> None:
+        self.function = fn
+        self.trees = trees
+        self.return_tree = return_tree
+        self.conflicts = conflicts
+
+    @property
+    def arg_trees(self) -> list[TypeTree]:
+        return [self.query(a) for a in self.function.args]
+
+    def query(self, v: Value) -> TypeTree:
+        """The type tree of ``v`` (constants and globals from their form)."""
+        t = self.trees.get(v)
+        if t is not None:
+            return t
+        return constant_tree(v)
+
+    def carries_float(self, v: Value) -> bool:
+        return self.query(v).carries_float()
+
+    def scalar_type(self, v: Value) -> ConcreteType:
+        return self.query(v).scalar_type()
+
+
+def constant_tree(v: Value) -> TypeTree:
+    if isinstance(v, ConstantFP):
+        return seed_tree(v.type)
+    if isinstance(v, ConstantInt):
+        sv = v.signed_value if v.type.width > 1 else v.value  # type: ignore[attr-defined]
+        return TypeTree.scalar(INTEGER) if 0 < abs(sv) <= 4096 else TypeTree()
+    if isinstance(v, ConstantPointerNull | GlobalValue | ConstantExpr) and v.type.is_pointer:
+        t = TypeTree.scalar(POINTER)
+        if isinstance(v, GlobalVariable):
+            t.or_in(seed_tree(v.value_type).only(-1))
+        return t
+    if isinstance(v, ConstantExpr):
+        return seed_tree(v.type)
+    return TypeTree()
+
+
+class _FunctionTypeAnalysis:
+    def __init__(self, owner: TypeAnalysis, fn: Function, arg_trees: Sequence[TypeTree],
+                 return_tree: TypeTree) -> None:
+        self.owner = owner
+        self.fn = fn
+        self.trees: dict[Value, TypeTree] = {}
+        self.return_tree = return_tree.copy()
+        self.changed = False
+        for k, a in enumerate(fn.args):
+            t = seed_tree(a.type)
+            if k < len(arg_trees):
+                t.or_in(arg_trees[k])
+            self.trees[a] = t
+        self.insts = list(fn.instructions())
+        for inst in self.insts:
+            if not inst.type.is_void:
+                self.trees[inst] = seed_tree(inst.type)
+
+    # -- tree access -------------------------------------------------------------------
+    def get(self, v: Value) -> TypeTree:
+        t = self.trees.get(v)
+        return t if t is not None else constant_tree(v)
+
+    def update(self, v: Value, tree: TypeTree) -> None:
+        t = self.trees.get(v)
+        if t is None or not tree:
+            return  # constants, globals, values of other functions
+        if t.or_in(tree):
+            self.changed = True
+
+    def set_scalar(self, v: Value, ct: ConcreteType) -> None:
+        self.update(v, TypeTree.scalar(ct))
+
+    def pointee(self, p: Value) -> TypeTree:
+        return self.get(p).data0()
+
+    def update_pointee(self, p: Value, mem: TypeTree) -> None:
+        if mem:
+            self.update(p, mem.only(-1))
+
+    # -- the fixed point ---------------------------------------------------------------
+    def run(self) -> TypeResults:
+        for _ in range(MAX_ITERATIONS):
+            self.changed = False
+            for inst in self.insts:
+                self.visit(inst)
+            if not self.changed:
+                break
+        conflicts = [f"{v!r}: {p} {a} vs {b}" for v, t in self.trees.items()
+                     for p, a, b in t.conflicts]
+        return TypeResults(self.fn, self.trees, self.return_tree, conflicts)
+
+    def visit(self, inst: Instruction) -> None:
+        if isinstance(inst, BinaryOperator):
+            self.visit_binary(inst)
+        elif isinstance(inst, CmpInst):
+            self.set_scalar(inst, INTEGER)
+            if inst.opcode == "icmp" and inst.lhs.type.scalar_type.is_integer:
+                self.set_scalar(inst.lhs, INTEGER)
+                self.set_scalar(inst.rhs, INTEGER)
+        elif isinstance(inst, CastInst):
+            self.visit_cast(inst)
+        elif isinstance(inst, GetElementPtrInst):
+            self.visit_gep(inst)
+        elif isinstance(inst, LoadInst):
+            self.visit_access(inst, inst, inst.pointer, inst.type)
+        elif isinstance(inst, StoreInst):
+            self.visit_access(inst, inst.value, inst.pointer, inst.value.type)
+        elif isinstance(inst, PHINode):
+            for v, _ in inst.incoming:
+                self.both_ways(inst, v)
+        elif isinstance(inst, SelectInst):
+            self.set_scalar(inst.condition, INTEGER)
+            self.both_ways(inst, inst.true_value)
+            self.both_ways(inst, inst.false_value)
+        elif isinstance(inst, FreezeInst):
+            self.both_ways(inst, inst.operands[0])
+        elif isinstance(inst, AllocaInst):
+            if inst.count is not None:
+                self.set_scalar(inst.count, INTEGER)
+        elif isinstance(inst, CallBase):
+            self.visit_call(inst)
+        elif isinstance(inst, ReturnInst):
+            if inst.value is not None:
+                self.update(inst.value, self.return_tree)
+                self.return_tree.or_in(self.get(inst.value))
+        elif isinstance(inst, ExtractValueInst):
+            off, t = aggregate_offset(inst.aggregate.type, inst.indices)
+            size = max(alloc_size(t), 1)
+            sub = self.get(inst.aggregate).shift(off, size)
+            self.update(inst, sub.as_scalar() if is_scalar_type(t) else sub)
+            self.update(inst.aggregate, _to_memory(self.get(inst), t).shift(0, size, off))
+        elif isinstance(inst, InsertValueInst):
+            off, t = aggregate_offset(inst.type, inst.indices)
+            size = max(alloc_size(t), 1)
+            self.update(inst, _to_memory(self.get(inst.value), t).shift(0, size, off))
+            self.update(inst, self.get(inst.aggregate))
+            sub = self.get(inst).shift(off, size)
+            self.update(inst.value, sub.as_scalar() if is_scalar_type(t) else sub)
+        elif isinstance(inst, ExtractElementInst | InsertElementInst | ShuffleVectorInst):
+            for op in inst.operands:
+                if op.type == inst.type or (isinstance(inst.type, VectorType)
+                                            and op.type == inst.type.element) or \
+                        (isinstance(op.type, VectorType) and op.type.element == inst.type):
+                    self.both_ways(inst, op)
+                elif op.type.is_integer:
+                    self.set_scalar(op, INTEGER)
+
+    def both_ways(self, a: Value, b: Value) -> None:
+        self.update(a, self.get(b))
+        self.update(b, self.get(a))
+
+    def visit_binary(self, inst: BinaryOperator) -> None:
+        op = inst.opcode
+        if op.startswith("f"):
+            return  # seeded from the floating-point type
+        lhs, rhs = inst.lhs, inst.rhs
+        if op in ("and", "or", "xor"):
+            # bit tricks on floats (fabs/fneg through integers) keep the type
+            for x in (lhs, rhs):
+                if not isinstance(x, ConstantInt):
+                    self.both_ways(inst, x)
+            return
+        if op in ("add", "sub"):
+            lt, rt = self.get(lhs).scalar_type(), self.get(rhs).scalar_type()
+            if op == "add" and (lt.is_pointer or rt.is_pointer):
+                self.set_scalar(inst, POINTER)
+                self.set_scalar(rhs if lt.is_pointer else lhs, INTEGER)
+                return
+            if op == "sub" and lt.is_pointer and rt.is_pointer:
+                self.set_scalar(inst, INTEGER)
+                return
+            if lt.is_pointer or rt.is_pointer or self.get(inst).scalar_type().is_pointer:
+                return
+        for x in (inst, lhs, rhs):
+            self.set_scalar(x, INTEGER)
+
+    def visit_cast(self, inst: CastInst) -> None:
+        op = inst.opcode
+        src = inst.value
+        if op in ("trunc", "zext", "sext"):
+            self.set_scalar(inst, INTEGER)
+            self.set_scalar(src, INTEGER)
+        elif op in ("fptosi", "fptoui"):
+            self.set_scalar(inst, INTEGER)
+        elif op in ("sitofp", "uitofp"):
+            self.set_scalar(src, INTEGER)
+        elif op in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
+            if op == "bitcast" and isinstance(src.type, VectorType) != isinstance(inst.type, VectorType):
+                return  # lanes change meaning
+            self.both_ways(inst, src)
+
+    def gep_offset(self, inst: GetElementPtrInst) -> tuple[int, bool, bool]:
+        """(constant offset, some index is variable, only the first index is variable)."""
+        t = inst.source_type
+        indices = inst.indices
+        off = 0
+        variable = False
+        only_first = True
+        for k, idx in enumerate(indices):
+            if k == 0:
+                step = alloc_size(t)
+            elif t.is_struct:
+                field = idx.value if isinstance(idx, ConstantInt) else 0
+                off += _struct_field_offset(t, field)
+                t = t.elements[field]  # type: ignore[attr-defined]
+                continue
+            else:
+                t = t.element  # type: ignore[attr-defined]
+                step = alloc_size(t)
+            if isinstance(idx, ConstantInt):
+                off += idx.signed_value * step
+            else:
+                variable = True
+                if k > 0:
+                    only_first = False
+        return off, variable, only_first
+
+    def visit_gep(self, inst: GetElementPtrInst) -> None:
+        self.set_scalar(inst.pointer, POINTER)
+        for idx in inst.indices:
+            if idx.type.is_integer:
+                self.set_scalar(idx, INTEGER)
+        off, variable, only_first = self.gep_offset(inst)
+        src_mem = self.pointee(inst.pointer)
+        dst_mem = self.pointee(inst)
+        if not variable:
+            if off >= 0:
+                self.update_pointee(inst, src_mem.shift(off))
+                self.update_pointee(inst.pointer, dst_mem.shift(0, -1, off))
+            return
+        elem = inst.source_type
+        if only_first and is_scalar_type(elem) and off == 0:
+            # x[i] into an array of scalars: every element has the same type
+            size = max(alloc_size(elem), 1)
+            self.update_pointee(inst.pointer, _any_offset(dst_mem.shift(0, size)))
+            self.update_pointee(inst, _any_offset(src_mem.shift(0, size)))
+            return
+        if only_first and off >= 0:
+            size = max(alloc_size(elem), 1)
+            # p[i].field: periodic with the element size; map within one element
+            self.update_pointee(inst, src_mem.shift(off, size - off))
+            self.update_pointee(inst.pointer, dst_mem.shift(0, size - off, off))
+            return
+        self.update_pointee(inst, _minus_one_only(src_mem))
+        self.update_pointee(inst.pointer, _minus_one_only(dst_mem))
+
+    def visit_access(self, inst: Instruction, value: Value, ptr: Value, t: Type) -> None:
+        self.set_scalar(ptr, POINTER)
+        tbaa = inst.get_metadata("tbaa")
+        if tbaa is not None and is_scalar_type(t):
+            ct = self.owner.tbaa.access_type(tbaa)
+            if ct is not None and _fits(ct, t):
+                self.set_scalar(value, ct)
+        self.update(value, _from_memory(self.pointee(ptr), t))
+        self.update_pointee(ptr, _to_memory(self.get(value), t))
+
+    def visit_call(self, call: CallBase) -> None:
+        fn = call.called_function
+        name = fn.name if fn is not None else None
+        args = list(call.args)
+        if name is None:
+            return
+        if name in ALLOCATORS:
+            self.set_scalar(call, POINTER)
+            for a in args:
+                if a.type.is_integer:
+                    self.set_scalar(a, INTEGER)
+            return
+        if name in DEALLOCATORS:
+            return
+        if _MEMCPY_RE.match(name) and len(args) >= 3:
+            dst, src, n = args[0], args[1], args[2]
+            self.set_scalar(n, INTEGER)
+            size = n.unsigned_value if isinstance(n, ConstantInt) else -1
+            self.update_pointee(dst, self.pointee(src).shift(0, size))
+            self.update_pointee(src, self.pointee(dst).shift(0, size))
+            return
+        if _MEMSET_RE.match(name) and len(args) >= 3:
+            self.set_scalar(args[2], INTEGER)
+            return
+        if fn is not None and fn.is_declaration:
+            from irgrad.analysis.activity import is_pure_math
+
+            if is_pure_math(name):
+                for a in args:
+                    if a.type.is_integer:
+                        self.set_scalar(a, INTEGER)
+            return
+        if fn is not None and not fn.is_declaration and len(fn.args) == len(args):
+            res = self.owner.analyze_call(fn, [self.get(a) for a in args], self.get(call))
+            if res is None:
+                return
+            if not call.type.is_void:
+                self.update(call, res.return_tree)
+            for a, t in zip(args, res.arg_trees, strict=True):
+                self.update(a, t)
+
+
+def _struct_field_offset(t: Type, field: int) -> int:
+    from irgrad.analysis.layout import struct_offsets
+
+    return struct_offsets(t)[field]
+
+
+def _any_offset(mem: TypeTree) -> TypeTree:
+    """Every first-level offset becomes ``-1``."""
+    out = TypeTree()
+    for p, ct in sorted(mem.mapping.items()):
+        out.insert((-1, *p[1:]), ct)
+    return out
+
+
+def _minus_one_only(mem: TypeTree) -> TypeTree:
+    return TypeTree({p: ct for p, ct in mem.mapping.items() if p[0] == -1})
+
+
+def _fits(ct: ConcreteType, t: Type) -> bool:
+    if ct.is_float:
+        if isinstance(t, FloatType):
+            return t.kind == ct.float_kind
+        return t.is_integer and store_size(t) == store_size(FloatType(ct.float_kind or "double"))
+    if ct.is_pointer:
+        return t.is_pointer or (t.is_integer and store_size(t) == 8)
+    return t.is_integer
+
+
+class TypeAnalysis:
+    """Type analysis over a module; :meth:`analyze` is memoized per argument trees."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.tbaa = TBAATypes(module.metadata)
+        self._cache: dict[tuple, TypeResults] = {}
+        self._in_progress: set[tuple] = set()
+
+    def analyze(self, fn: Function, arg_trees: Sequence[TypeTree] | None = None,
+                return_tree: TypeTree | None = None) -> TypeResults:
+        """Type trees for every value of ``fn`` given its arguments' (and return's) trees."""
+        if arg_trees is None:
+            arg_trees, default_ret = default_arg_trees(fn)
+            if return_tree is None:
+                return_tree = default_ret
+        ret = return_tree if return_tree is not None else TypeTree()
+        key = (id(fn), tuple(str(t) for t in arg_trees), str(ret))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        self._in_progress.add(key)
+        try:
+            result = _FunctionTypeAnalysis(self, fn, arg_trees, ret).run()
+        finally:
+            self._in_progress.discard(key)
+        self._cache[key] = result
+        return result
+
+    def analyze_call(self, fn: Function, arg_trees: Sequence[TypeTree],
+                     return_tree: TypeTree) -> TypeResults | None:
+        """Interprocedural step; None while ``fn`` is being analyzed (recursion)."""
+        if any(k[0] == id(fn) for k in self._in_progress):
+            return None
+        return self.analyze(fn, arg_trees, return_tree)
+
+
+def print_type_analysis(fn: Function, results: TypeResults) -> str:
+    """Enzyme-style listing: a header ``name - ret |args``, then each argument and
+    instruction followed by its type tree, block names on their own lines."""
+    from irgrad.analysis.printers import ValuePrinter
+
+    vp = ValuePrinter(fn)
+    args = " ".join(f"{results.query(a)}:{{}}" for a in fn.args)
+    lines = [f"{fn.name} - {results.return_tree} |{args}"]
+    for a in fn.args:
+        lines.append(f"{vp.typed(a)}: {results.query(a)}")
+    for bb in fn.blocks:
+        lines.append(vp.ref(bb).lstrip("%"))
+        for inst in bb.instructions:
+            tree = "{}" if inst.type.is_void else str(results.query(inst))
+            lines.append(f"  {vp.instruction(inst)}: {tree}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "TypeAnalysis",
+    "TypeResults",
+    "constant_tree",
+    "default_arg_trees",
+    "print_type_analysis",
+    "seed_tree",
+]
+

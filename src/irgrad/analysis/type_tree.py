@@ -1,0 +1,295 @@
+"""Concrete types and type trees (Enzyme's ``ConcreteType`` / ``TypeTree``).
+
+A :class:`TypeTree` maps an offset path to a :class:`ConcreteType`. The first index is
+the byte offset inside the value itself (``-1``: every offset / the whole scalar); each
+further index is a byte offset inside the memory the previous level points to. So a
+``double*`` argument whose elements are doubles is ``{[-1]:Pointer, [-1,-1]:Float@double}``
+and a scalar double is ``{[-1]:Float@double}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+
+from irgrad.ir.types import ArrayType, FloatType, Type, VectorType
+
+Path = tuple[int, ...]
+
+
+class ConcreteType:
+    """One of Anything, Integer, Pointer, Float(kind), Unknown. Immutable, hashable."""
+
+    __slots__ = ("float_kind", "kind")
+
+    KINDS = ("Unknown", "Anything", "Integer", "Pointer", "Float")
+
+    def __init__(self, kind: str, float_kind: str | None = None) -> None:
+        if kind not in self.KINDS:
+            raise ValueError(f"unknown concrete type {kind!r}")
+        if (kind == "Float") != (float_kind is not None):
+            raise ValueError("Float needs a floating-point kind (and only Float has one)")
+        self.kind = kind
+        self.float_kind = float_kind
+
+    @staticmethod
+    def float(kind: str) -> ConcreteType:
+        return ConcreteType("Float", kind)
+
+    @property
+    def is_known(self) -> bool:
+        return self.kind != "Unknown"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "Float"
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.kind == "Pointer"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind == "Integer"
+
+    def merge(self, other: ConcreteType) -> tuple[ConcreteType, bool]:
+        """(merged type, conflict?) -- Enzyme's ``orIn``: Unknown yields to anything,
+        Anything absorbs everything; a conflict keeps ``self`` and reports it."""
+        if self == other or other.kind == "Unknown" or self.kind == "Anything":
+            return self, False
+        if self.kind == "Unknown" or other.kind == "Anything":
+            return other, False
+        return self, True
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, ConcreteType) and self.kind == other.kind
+                and self.float_kind == other.float_kind)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.float_kind))
+
+    def __str__(self) -> str:
+        return f"Float@{self.float_kind}" if self.kind == "Float" else self.kind
+
+    def __repr__(self) -> str:
+        return f"<ConcreteType {self}>"
+
+
+ANYTHING = ConcreteType("Anything")
+INTEGER = ConcreteType("Integer")
+POINTER = ConcreteType("Pointer")
+UNKNOWN = ConcreteType("Unknown")
+DOUBLE = ConcreteType.float("double")
+FLOAT = ConcreteType.float("float")
+
+
+def concrete_of(t: Type) -> ConcreteType:
+    """The concrete type of a scalar IR type (vectors: of their element)."""
+    if isinstance(t, VectorType):
+        t = t.element
+    if isinstance(t, FloatType):
+        return ConcreteType.float(t.kind)
+    if t.is_pointer:
+        return POINTER
+    if t.is_integer:
+        return INTEGER
+    return UNKNOWN
+
+
+class TypeTree:
+    """A mutable map from offset paths to concrete types."""
+
+    __slots__ = ("conflicts", "mapping")
+
+    def __init__(self, mapping: Mapping[Path, ConcreteType] | None = None) -> None:
+        self.mapping: dict[Path, ConcreteType] = {}
+        self.conflicts: list[tuple[Path, ConcreteType, ConcreteType]] = []
+        if mapping:
+            for p, ct in mapping.items():
+                self.insert(p, ct)
+
+    @staticmethod
+    def scalar(ct: ConcreteType) -> TypeTree:
+        """``{[-1]: ct}``."""
+        return TypeTree({(-1,): ct})
+
+    def copy(self) -> TypeTree:
+        t = TypeTree()
+        t.mapping = dict(self.mapping)
+        return t
+
+    # -- basic access ------------------------------------------------------------------
+    def __getitem__(self, path: Path) -> ConcreteType:
+        return self.at(path)
+
+    def at(self, path: Path) -> ConcreteType:
+        """The type at ``path``; a ``-1`` entry covers every offset at its level."""
+        ct = self.mapping.get(path)
+        if ct is not None:
+            return ct
+        for p, c in self.mapping.items():
+            if len(p) == len(path) and all(a == b or a == -1 for a, b in zip(p, path, strict=True)):
+                return c
+        return UNKNOWN
+
+    def items(self) -> Iterator[tuple[Path, ConcreteType]]:
+        return iter(sorted(self.mapping.items()))
+
+    def __len__(self) -> int:
+        return len(self.mapping)
+
+    def __bool__(self) -> bool:
+        return bool(self.mapping)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TypeTree) and self.mapping == other.mapping
+
+    def __hash__(self) -> int:  # pragma: no cover - trees are mutable; hash by content
+        return hash(frozenset(self.mapping.items()))
+
+    # -- merging -----------------------------------------------------------------------
+    def insert(self, path: Path, ct: ConcreteType) -> bool:
+        """Merge ``ct`` at ``path``; True when the tree changed."""
+        if not ct.is_known:
+            return False
+        covering = self._covering(path)
+        if covering is not None:
+            merged, conflict = covering.merge(ct)
+            if conflict:
+                self.conflicts.append((path, covering, ct))
+            if merged == covering:
+                return False
+        old = self.mapping.get(path)
+        if old is None:
+            self.mapping[path] = ct
+            if -1 in path:  # a general entry subsumes the specific ones that agree
+                for p in [p for p in self.mapping if p != path and self.mapping[p] == ct
+                          and _covers(path, p)]:
+                    del self.mapping[p]
+            return True
+        merged, conflict = old.merge(ct)
+        if conflict:
+            self.conflicts.append((path, old, ct))
+        if merged == old:
+            return False
+        self.mapping[path] = merged
+        return True
+
+    def _covering(self, path: Path) -> ConcreteType | None:
+        for p, c in self.mapping.items():
+            if p != path and _covers(p, path):
+                return c
+        return None
+
+    def or_in(self, other: TypeTree) -> bool:
+        """Merge every entry of ``other`` (Enzyme's ``orIn``); True when changed."""
+        changed = False
+        for p, ct in list(other.mapping.items()):
+            changed |= self.insert(p, ct)
+        return changed
+
+    merge = or_in
+
+    def __or__(self, other: TypeTree) -> TypeTree:
+        t = self.copy()
+        t.or_in(other)
+        return t
+
+    # -- reshaping ---------------------------------------------------------------------
+    def only(self, offset: int) -> TypeTree:
+        """Prepend ``offset``: the tree as the contents of memory at ``offset``."""
+        return TypeTree({(offset, *p): ct for p, ct in self.mapping.items()})
+
+    def data0(self) -> TypeTree:
+        """The pointee tree: entries under first index ``-1`` or ``0``, that index dropped."""
+        out = TypeTree()
+        for p, ct in sorted(self.mapping.items()):
+            if len(p) > 1 and p[0] in (-1, 0):
+                out.insert(p[1:], ct)
+        return out
+
+    def shift(self, offset: int, size: int = -1, add: int = 0) -> TypeTree:
+        """Entries whose first index lies in ``[offset, offset+size)`` (size -1: no end),
+        re-based to ``index - offset + add``; ``-1`` entries stay ``-1``."""
+        out = TypeTree()
+        for p, ct in sorted(self.mapping.items()):
+            first = p[0]
+            if first == -1:
+                out.insert(p, ct)
+            elif first >= offset and (size < 0 or first < offset + size):
+                new = first - offset + add
+                if new >= 0:
+                    out.insert((new, *p[1:]), ct)
+        return out
+
+    def lookup(self, offset: int, size: int) -> TypeTree:
+        """The bytes ``[offset, offset+size)`` of this (memory) tree as a value tree."""
+        return self.shift(offset, size)
+
+    def first_level(self) -> TypeTree:
+        return TypeTree({p: ct for p, ct in self.mapping.items() if len(p) == 1})
+
+    def as_scalar(self) -> TypeTree:
+        """Value tree of a scalar: offset-0 entries become ``-1`` (the whole value),
+        other first-level offsets are dropped."""
+        out = TypeTree()
+        for p, ct in sorted(self.mapping.items()):
+            if p[0] in (-1, 0):
+                out.insert((-1, *p[1:]), ct)
+        return out
+
+    def scalar_in_memory(self) -> TypeTree:
+        """Inverse of :meth:`as_scalar`: a scalar's ``-1`` becomes offset 0."""
+        return TypeTree({((0 if p[0] == -1 else p[0]), *p[1:]): ct
+                         for p, ct in self.mapping.items()})
+
+    def scalar_type(self) -> ConcreteType:
+        """The type of the whole value (``[-1]`` or ``[0]``)."""
+        ct = self.mapping.get((-1,))
+        if ct is None:
+            ct = self.mapping.get((0,), UNKNOWN)
+        return ct
+
+    def carries_float(self) -> bool:
+        return any(len(p) == 1 and ct.is_float for p, ct in self.mapping.items())
+
+    def __str__(self) -> str:
+        body = ", ".join(f"[{','.join(str(i) for i in p)}]:{ct}" for p, ct in self.items())
+        return "{" + body + "}"
+
+    def __repr__(self) -> str:
+        return f"<TypeTree {self}>"
+
+
+def _covers(general: Path, specific: Path) -> bool:
+    return len(general) == len(specific) and all(
+        a == b or a == -1 for a, b in zip(general, specific, strict=True))
+
+
+def tree_of_type(t: Type, sizes: Iterable[tuple[int, Type]] | None = None) -> TypeTree:
+    """Seed tree from an IR type: scalars ``{[-1]:T}``; aggregates per element offset."""
+    if sizes is None:
+        ct = concrete_of(t)
+        if isinstance(t, ArrayType):
+            return TypeTree()
+        return TypeTree.scalar(ct) if ct.is_known else TypeTree()
+    out = TypeTree()
+    for off, et in sizes:
+        ct = concrete_of(et)
+        if ct.is_known:
+            out.insert((off,), ct)
+    return out
+
+
+__all__ = [
+    "ANYTHING",
+    "DOUBLE",
+    "FLOAT",
+    "INTEGER",
+    "POINTER",
+    "UNKNOWN",
+    "ConcreteType",
+    "Path",
+    "TypeTree",
+    "concrete_of",
+    "tree_of_type",
+]
