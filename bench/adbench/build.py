@@ -1,6 +1,6 @@
 """Compile our C objectives and hand-written derivatives into one shared library.
 
-    python -m bench.adbench.build [--out DIR]      (from the repository root)
+    .venv/bin/python bench/adbench/build.py [--out DIR]
 
 Flags: clang-22 -O3 -march=native, no fast-math, clang's default FP contraction
 (``-ffp-contract=on``: a*b+c inside one expression may fuse), so the numbers stay
