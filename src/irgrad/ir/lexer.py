@@ -10,37 +10,60 @@ lines (``!0 = ...``), attribute group lines, ``uselistorder`` lines, debug recor
 
 from __future__ import annotations
 
+import gc
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 _TOKEN_PATTERN = r"""
-  ;[^\n]*                                            # comment: empty group, dropped
-| (  ^![^\n]*                                        # top-level metadata line
-   | ^attributes[ \t][^\n]*                          # attribute group line
-   | ^[ \t]*uselistorder(?:_bb)?[ \t][^\n]*          # use-list order directive
-   | \{[ \t]*(?:;[^\n]*)?\n(?:[^\n]*\n)*?\}          # function body (one raw token)
-   | \#dbg_\w+\([^\n]*\)                             # debug record
-   | "[^"]*":                                        # quoted label
-   | [-\w.$]+:(?![\w:])                              # label
-   | [%@$!]?"[^"]*"                                  # string / quoted name
+[ \t\r\n]*                                           # whitespace is part of the match
+(?: ;[^\n]*                                          # comment: empty group, dropped
+| (  [%@$][-\w.$]+                                   # local / global / comdat name
+   | ^![^\n]*                                        # top-level metadata line (raw)
+   | [%@$!]?"[^"]*":?                                # string / quoted name / quoted label
    | c"[^"]*"                                        # c"..." array
    | c?"[^"]*                                        # unterminated string (error)
-   | [%@$][-\w.$]+                                   # local / global / comdat name
+   | [su]0x[0-9A-Fa-f]+                              # hex integer
+   | uselistorder(?:_bb)?[ \t][^\n]*                 # use-list order directive (raw)
+   | ^attributes[ \t][^\n]*                          # attribute group line (raw)
+   | [A-Za-z_][\w.]*(?:\((?:[^()\n"]|"[^"]*"|\([^()\n]*\))*\)|:(?![\w:]))?
+                                                     # keyword, keyword(...) group, label:
+   | 0x[KLMHR]?[0-9A-Fa-f]+                          # hex float
+   | \d+:(?![\w:])                                   # numbered label
+   | -?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?                # number
+   | \{[ \t]*(?:;[^\n]*)?\n(?:[^\n]*\n)*?\}          # function body (one raw token)
+   | \#dbg_\w+\([^\n]*\)                             # debug record (raw)
    | \#\d+                                           # attribute group reference
    | ![A-Za-z]\w*\((?:[^()\n"]|"[^"]*"|\([^()\n]*\))*\)  # !DIExpression(...) etc.
    | ![-\w.$\\]+                                     # metadata name / number
    | !\{                                             # inline metadata node start
-   | [su]?0x[KLMHR]?[0-9A-Fa-f]+                     # hex float / hex integer
-   | -?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?                # number
    | \.\.\.                                          # varargs
-   | [A-Za-z_][\w.]*\((?:[^()\n"]|"[^"]*"|\([^()\n]*\))*\)  # keyword(...) group
-   | [A-Za-z_][\w.]*                                 # keyword / type
+   | [-\w.$]+:(?![\w:])                              # other labels
    | \S                                              # punctuation / anything else
   )
+)
 """
 
 TOKEN_RE = re.compile(_TOKEN_PATTERN, re.M | re.X)
 
 KEYWORD_GROUP_RE = re.compile(r"([A-Za-z_][\w.]*)\((.*)\)\Z", re.S)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building or walking many IR objects.
+
+    IR graphs are full of reference cycles (values <-> uses), so allocation-triggered
+    collections rescan the whole growing graph again and again; pausing them during a
+    parse makes it several times faster. Nothing is leaked: collection resumes after.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[str]:
@@ -57,7 +80,7 @@ def token_offset(text: str, index: int, start: int = 0) -> int:
     for m in TOKEN_RE.finditer(text, start):
         if m.group(1):
             if k == index:
-                return m.start()
+                return m.start(1)
             k += 1
     return last
 
@@ -122,6 +145,7 @@ def unquote_name(token_body: str) -> str:
 
 __all__ = [
     "TOKEN_RE",
+    "gc_paused",
     "escape_bytes",
     "line_col",
     "split_keyword_group",

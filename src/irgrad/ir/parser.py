@@ -11,6 +11,7 @@ import re
 from ..errors import IRParseError
 from .function import Argument, Function
 from .globals import GlobalAlias, GlobalIFunc, GlobalValue, GlobalVariable
+from .lexer import gc_paused
 from .module import Module
 from .parser_attrs import (
     DLL_STORAGE,
@@ -397,7 +398,8 @@ class ModuleParser(AttrParserMixin):
 
 def parse_module(text: str, filename: str = "<input>", *, lazy: bool = True) -> Module:
     """Parse LLVM IR text. Raises :class:`IRParseError` with file, line and column."""
-    return ModuleParser(text, filename).parse(lazy)
+    with gc_paused():
+        return ModuleParser(text, filename).parse(lazy)
 
 
 def parse_type(text: str) -> Type:

@@ -48,7 +48,7 @@ from .instructions import (
     UnreachableInst,
     VAArgInst,
 )
-from .lexer import split_keyword_group, token_offset, tokenize, unescape
+from .lexer import gc_paused, split_keyword_group, token_offset, tokenize, unescape
 from .parser_attrs import INSTRUCTION_WORDS, AttrParserMixin
 from .types import FunctionType, PointerType, StructType, Type, VectorType, i1
 from .values import MetadataAsValue, Value
@@ -859,7 +859,8 @@ class LazyBody:
         parser.base = 1
         parser.lazy = self
         try:
-            parser.parse_body(fn)
+            with gc_paused():
+                parser.parse_body(fn)
         except IRParseError:
             fn._blocks = []
             fn._lazy = self

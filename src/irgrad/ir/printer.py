@@ -31,7 +31,7 @@ from .constants import (
 from .function import Argument, BasicBlock, Function
 from .globals import GlobalAlias, GlobalValue, GlobalVariable
 from .instructions import Instruction
-from .lexer import escape_bytes
+from .lexer import escape_bytes, gc_paused
 from .module import Module
 from .types import quote_name
 from .values import MetadataAsValue, Value
@@ -617,7 +617,8 @@ _INST_PRINTERS.update(
 
 
 def print_module(module: Module) -> str:
-    return Printer().module(module)
+    with gc_paused():
+        return Printer().module(module)
 
 
 def print_function(fn: Function) -> str:
