@@ -145,8 +145,8 @@ def unquote_name(token_body: str) -> str:
 
 __all__ = [
     "TOKEN_RE",
-    "gc_paused",
     "escape_bytes",
+    "gc_paused",
     "line_col",
     "split_keyword_group",
     "token_offset",
