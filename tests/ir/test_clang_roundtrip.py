@@ -55,6 +55,25 @@ def test_clang_debug_info_roundtrip() -> None:
     check_roundtrip(text, "numeric-g.ll")
 
 
+C_LABELS = r"""
+int f(int *p, int n) { int s = 0; struct { int a, b; } st = {1, 2};
+  again: for (int i = 0; i < n; i++) s += p[i] * st.a;
+  if (s < 0) { st.b = s; goto again; }
+  return s + st.b; }
+"""
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O1"])
+def test_clang_debug_records_roundtrip(opt: str) -> None:
+    text = clang_ir(C_LABELS, opt, extra=("-g",))
+    kinds = {"#dbg_declare", "#dbg_label"} if opt == "-O0" else {"#dbg_value"}
+    assert all(k in text for k in kinds)
+    out = check_roundtrip(text, f"labels{opt}.ll")
+    m = ir.parse_module(out, lazy=False)
+    records = [r for f in m.functions for i in f.instructions() for r in i.debug_records]
+    assert {f"#dbg_{r.kind}" for r in records} >= kinds
+
+
 def test_clang_cxx_exceptions_roundtrip() -> None:
     src = r"""
 #include <stdexcept>

@@ -76,7 +76,9 @@ class Module:
         return alias
 
     def remove_function(self, fn: Function) -> None:
-        """Remove ``fn`` (its body's references are dropped)."""
+        """Remove ``fn`` (its body's references are dropped). Lazy bodies are parsed first
+        so none of them keeps a textual reference to the removed function."""
+        self.materialize_all()
         for bb in fn.blocks:
             for inst in bb.instructions:
                 inst.drop_all_references()
@@ -84,6 +86,7 @@ class Module:
         fn.parent = None
 
     def remove_global(self, gv: GlobalVariable) -> None:
+        self.materialize_all()
         self.globals.remove(gv)
         gv.drop_all_references()
         gv.parent = None
