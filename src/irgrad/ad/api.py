@@ -302,7 +302,8 @@ def return_activity(parsed: ParsedCall, call: ir.CallBase) -> DiffeType:
     ret = parsed.function.return_type
     if not ret.is_fp_or_fp_vector:
         return DiffeType.CONST
-    if parsed.mode is DerivativeMode.FORWARD and call.type.is_void and not parsed.return_primal:
+    asks_nothing = call.type.is_void and parsed.sret is None
+    if parsed.mode is DerivativeMode.FORWARD and asks_nothing and not parsed.return_primal:
         return DiffeType.CONST
     return DiffeType.OUT if parsed.mode is not DerivativeMode.FORWARD else DiffeType.DUP
 

@@ -1,0 +1,50 @@
+"""Wrong uses of the __enzyme_* API: ``irgrad cc`` exits 2 with file:line: error: message.
+
+Each program in ``errors/`` names the expected message (``// EXPECT-ERROR: ...``) and marks
+the line the error must point at with ``// ERROR-LINE`` (compiled with -g).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ERRORS = Path(__file__).parent / "errors"
+SOURCES = sorted(ERRORS.glob("*.c"))
+
+
+def _compile(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "irgrad", "cc", "-g", "-O2", str(src), "-o", str(out), "-lm"],
+        capture_output=True, text=True, check=False, timeout=300,
+    )
+
+
+@cache
+def _results(workdir: str) -> dict[str, subprocess.CompletedProcess[str]]:
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        procs = pool.map(lambda s: _compile(s, Path(workdir) / s.stem), SOURCES)
+        return {s.name: p for s, p in zip(SOURCES, procs, strict=True)}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
+    return _results(str(tmp_path_factory.mktemp("ad_api_errors")))
+
+
+@pytest.mark.parametrize("name", [s.name for s in SOURCES])
+def test_error_program(results: dict[str, subprocess.CompletedProcess[str]], name: str) -> None:
+    text = (ERRORS / name).read_text()
+    expected = re.search(r"EXPECT-ERROR: (.*)", text).group(1).strip()  # type: ignore[union-attr]
+    line = next(k for k, ln in enumerate(text.splitlines(), 1) if "ERROR-LINE" in ln)
+    proc = results[name]
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert expected in proc.stderr, proc.stderr
+    assert re.search(rf"{re.escape(name)}:{line}:\d+: error: ", proc.stderr), proc.stderr
