@@ -13,6 +13,7 @@ from collections.abc import Callable
 from irgrad import ir
 from irgrad.ad.cache import LookupPlanner, Tape
 from irgrad.ad.config import FnConfig
+from irgrad.ad.emit import fp_constant
 from irgrad.ad.reverse_activity import ReverseActivity, has_float
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder, constant_of
@@ -20,7 +21,7 @@ from irgrad.ir.builder import IRBuilder, constant_of
 
 def zero_of(t: ir.Type) -> ir.Value:
     if isinstance(t, ir.FloatType | ir.VectorType):
-        return constant_of(t, 0.0) if has_float(t) else constant_of(t, 0)
+        return fp_constant(t, 0.0) if has_float(t) else constant_of(t, 0)
     return ir.ConstantAggregateZero(t)
 
 

@@ -71,6 +71,11 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
         return
     if name in FREE_FUNCTIONS:
         return
+    if name.startswith("llvm.modf"):
+        if gu.is_varied(call):  # { frac, int }: d frac / dx = 1, d int / dx = 0
+            d = gu.diffe(call, b)
+            gu.add_to_diffe(call.args[0], b.extract_value(d, [0]), b)
+        return
     rule = lookup_intrinsic(name) if name.startswith("llvm.") else lookup_call(name)
     fn = call.called_function
     if rule is not None and (name.startswith("llvm.") or fn is None or fn.is_declaration):

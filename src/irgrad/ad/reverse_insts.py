@@ -2,110 +2,42 @@
 aggregate/vector instructions (extract/insertvalue, extract/insertelement, shufflevector).
 
 Rules come from :mod:`irgrad.ad.rules`; ``operand_i``'s adjoint gets ``DRET * partial_i``
-(the rule's :meth:`~irgrad.ad.rules.Rule.adjoint` expression), emitted by :func:`emit_rule_expr`.
+(the rule's :meth:`~irgrad.ad.rules.Rule.adjoint` expression), emitted by
+:func:`irgrad.ad.emit.emit_expr`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.ad.emit import emit_expr
 from irgrad.ad.reverse_activity import has_float
 from irgrad.ad.rules import Rule, lookup_instruction
 from irgrad.ad.rules import expr as E
-from irgrad.ir.builder import IRBuilder, constant_of
+from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
     from irgrad.ad.gradient_utils import GradientUtils
-
-_FCMP = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge", "eq": "oeq", "ne": "une"}
-
-
-def type_suffix(t: ir.Type) -> str:
-    """The overload suffix of an intrinsic name: ``f64``, ``f32``, ``v4f64``..."""
-    if isinstance(t, ir.VectorType):
-        return f"v{t.count}{type_suffix(t.element)}"
-    if isinstance(t, ir.FloatType):
-        return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64",
-                "x86_fp80": "f80", "fp128": "f128", "ppc_fp128": "ppcf128"}[t.kind]
-    if isinstance(t, ir.IntType):
-        return f"i{t.width}"
-    return str(t)
-
-
-def emit_rule_expr(b: IRBuilder, e: E.Expr, env: dict[str, Callable[[], ir.Value]],
-                   ty: ir.Type) -> ir.Value:
-    """Emit expression ``e`` (symbols resolved lazily through ``env``) of float type ``ty``."""
-    if isinstance(e, E.Sym):
-        return env[e.name]()
-    if isinstance(e, E.Const):
-        return constant_of(ty, e.value)
-    if isinstance(e, E.Neg):
-        return b.fneg(emit_rule_expr(b, e.operand, env, ty))
-    if isinstance(e, E.BinOp):
-        lhs = emit_rule_expr(b, e.lhs, env, ty)
-        rhs = emit_rule_expr(b, e.rhs, env, ty)
-        op = {"+": "fadd", "-": "fsub", "*": "fmul", "/": "fdiv"}[e.op]
-        return b.binop(op, lhs, rhs)
-    if isinstance(e, E.Select):
-        c = emit_rule_expr(b, e.cond, env, ty)
-        return b.select(c, emit_rule_expr(b, e.if_true, env, ty),
-                        emit_rule_expr(b, e.if_false, env, ty))
-    if isinstance(e, E.Cmp):
-        lhs = emit_rule_expr(b, e.lhs, env, ty)
-        rhs = emit_rule_expr(b, e.rhs, env, ty)
-        return b.fcmp(_FCMP[e.pred], lhs, rhs)
-    if isinstance(e, E.Call):
-        args = [emit_rule_expr(b, a, env, ty) for a in e.args]
-        return _emit_call(b, e.fn, args, ty)
-    raise TypeError(f"cannot emit {e!r}")
-
-
-def _emit_call(b: IRBuilder, fn: str, args: list[ir.Value], ty: ir.Type) -> ir.Value:
-    spec = E.FUNCTIONS[fn]
-    if spec.emit.startswith("llvm."):
-        return b.call_intrinsic(f"{spec.emit}.{type_suffix(ty)}", ty, args)
-    if fn == "sign":
-        x = args[0]
-        pos = b.fcmp("ogt", x, constant_of(ty, 0.0))
-        neg = b.fcmp("olt", x, constant_of(ty, 0.0))
-        inner = b.select(neg, constant_of(ty, -1.0), constant_of(ty, 0.0))
-        return b.select(pos, constant_of(ty, 1.0), inner)
-    if fn == "to_fp":
-        x = args[0]
-        return x if x.type == ty else b.sitofp(x, ty)
-    if fn == "frexp_exp":
-        et = ir.i32 if not isinstance(ty, ir.VectorType) else ir.VectorType(ty.count, ir.i32)
-        r = b.call_intrinsic(f"llvm.frexp.{type_suffix(ty)}.{type_suffix(et)}",
-                             ir.StructType([ty, et]), args)
-        return b.sitofp(b.extract_value(r, [1]), ty)
-    if spec.emit.startswith("runtime:"):
-        name = spec.emit.split(":", 1)[1]
-        module = b.module
-        assert module is not None
-        callee = module.get_or_insert_function(name, ir.FunctionType(ty, [a.type for a in args]))
-        return b.call(callee, args)
-    raise TypeError(f"no emitter for {fn}")
-
 
 def apply_rule(gu: GradientUtils, inst: ir.Instruction, rule: Rule, operands: list[ir.Value],
                d: ir.Value, b: IRBuilder) -> None:
     """``diffe(operand_i) += d * partial_i`` for every varied float operand."""
     bb = inst.parent
     assert bb is not None
-    env: dict[str, Callable[[], ir.Value]] = {"DRET": lambda: d}
-    for k, sym in enumerate(("X", "Y", "Z")):
-        if k < len(operands):
-            env[sym] = (lambda op=operands[k]: gu.lookup_primal(op, bb))
+    env: dict[str, ir.Value] = {"DRET": d}
 
-    def result() -> ir.Value:
-        r = gu.lookup_primal(inst, bb)
-        if rule.result_kind == "struct" and rule.result_index is not None:
-            return b.extract_value(r, [rule.result_index])
-        return r
+    def bind(sym: str) -> None:
+        if sym in env:
+            return
+        if sym == "RESULT":
+            r = gu.lookup_primal(inst, bb)
+            if rule.result_kind == "struct" and rule.result_index is not None:
+                r = b.extract_value(r, [rule.result_index])
+            env[sym] = r
+        else:
+            env[sym] = gu.lookup_primal(operands["XYZ".index(sym)], bb)
 
-    env["RESULT"] = result
     for i in rule.active_operands:
         if i >= len(operands):
             continue
@@ -115,7 +47,9 @@ def apply_rule(gu: GradientUtils, inst: ir.Instruction, rule: Rule, operands: li
         adj = rule.adjoint(i)
         if E.is_zero(adj):
             continue
-        gu.add_to_diffe(op, emit_rule_expr(b, adj, env, d.type), b)
+        for sym in sorted(adj.symbols()):
+            bind(sym)
+        gu.add_to_diffe(op, emit_expr(b, adj, env, d.type), b)
 
 
 def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) -> None:

@@ -224,13 +224,18 @@ def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> N
     dst, src, n = call.args[0], call.args[1], call.args[2]
     if not gu.is_shadowed(dst):
         return
+    bb = call.parent
+    assert bb is not None
+    if not gu.is_shadowed(src):  # constant source: the destination's adjoint is dropped
+        sdst = gu.lookup_shadow(dst, bb, call)
+        nn = gu.lookup_primal(n, bb)
+        b.memset(sdst, 0, nn if nn.type == _I64 else b.zext(nn, _I64))
+        return
     et = _element_type(gu, call, [dst, src])
     if et is None:
         raise gu.error("Cannot deduce type of the data copied by memcpy/memmove", call)
     if et.is_pointer:
         return
-    bb = call.parent
-    assert bb is not None
     sdst = gu.lookup_shadow(dst, bb, call)
     nn = gu.lookup_primal(n, bb)
     if nn.type != _I64:
