@@ -6,6 +6,11 @@ import pytest
 from corpus_programs import Case, compile_case
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist registers this mark itself; register it too so runs without xdist are quiet
+    config.addinivalue_line("markers", "xdist_group(name): run the group on one xdist worker")
+
+
 class CompiledCorpus:
     """Compiles each case once per session (per xdist worker) and remembers the text."""
 
