@@ -95,9 +95,9 @@ def _shadow_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder,
     callee = call.callee
     if fname == "calloc":
         return b.call(callee, args, call.function_type, name=name)
-    if fname == "realloc":
-        sp = gu.invert_pointer(call.args[0], call)
-        return b.call(callee, [sp, args[1]], call.function_type, name=name)
+    if fname == "realloc":  # a fresh zeroed shadow; the old one keeps its adjoints
+        calloc = gu.libc("calloc", ir.FunctionType(ir.ptr, [_I64, _I64]))
+        return b.call(calloc, [args[1], ir.ConstantInt(_I64, 1)], name=name)
     s = b.call(callee, args, call.function_type, name=name)
     b.memset(s, 0, args[0])
     return s
@@ -147,8 +147,28 @@ def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
     return False
 
 
+def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
+    """``q = realloc(p, n)`` copied p's data into q: ``dp[0:k] += dq[0:k]``; free dq."""
+    bb = call.parent
+    assert bb is not None
+    old = gu.lookup_shadow(call.args[0], bb, call)
+    new = gu.lookup_shadow(call, bb, call)
+    n = gu.lookup_primal(call.args[1], bb)
+    usable = gu.libc("malloc_usable_size", ir.FunctionType(_I64, [ir.ptr]))
+    k = b.call(usable, [old])
+    umin = gu.module.get_or_insert_function("llvm.umin.i64", ir.FunctionType(_I64, [_I64, _I64]))
+    count = b.call(umin, [k, n if n.type == _I64 else b.zext(n, _I64)])
+    et = _element_type(gu, call, [call]) or ir.double
+    b.call(_memcpy_adjoint_helper(gu, et if isinstance(et, ir.FloatType) else ir.double),
+           [old, new, count])
+    b.call(gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [new])
+
+
 def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
     """Reverse of a malloc whose free was deferred: free the memory and its shadow."""
+    if callee_name(call) == "realloc" and gu.is_shadowed(call):
+        reverse_realloc(gu, call, b)
+        return
     if call not in gu.freed_allocations:
         return
     bb = call.parent
