@@ -26,7 +26,7 @@ CFLAGS = ["-O3", "-march=native", "-ffp-contract=on", "-fPIC"]
 WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 
 OBJECTIVE_SOURCES = ["gmm.c", "lstm.c", "ba.c", "hand.c"]
-MANUAL_SOURCES = ["gmm_manual.c", "lstm_manual.c", "ba_manual.c"]
+MANUAL_SOURCES = ["gmm_manual.c", "lstm_manual.c", "ba_manual.c", "hand_manual.c"]
 ENZYME_SOURCES = [
     "gmm_grad_enzyme.c",
     "lstm_grad_enzyme.c",

@@ -40,6 +40,10 @@ _SIGNATURES: dict[str, list[Any]] = {
     "ba_jacobian_enzyme": [_int, _int, _int, _D, _D, _D, _I, _D, _I, _I, _D],
     "hand_objective": [_int, _I, _D, _D, _int, _D, _D, _D, _int, _I, _D, _D],
     "hand_objective_complicated": [_int, _I, _D, _D, _int, _D, _D, _I, _D, _D, _int, _I, _D, _D],
+    "hand_jacobian_manual": [_int, _I, _D, _D, _int, _D, _D, _D, _int, _I, _D, _D, _D],
+    "hand_jacobian_complicated_manual": [
+        *[_int, _I, _D, _D, _int, _D, _D, _I, _D, _D, _int, _I, _D, _D, _D],
+    ],
     "hand_jacobian_enzyme": [_int, _I, _D, _D, _int, _D, _D, _D, _int, _I, _D, _D],
     "hand_jacobian_complicated_enzyme": [
         *[_int, _I, _D, _D, _int, _D, _D, _I, _D, _D, _int, _I, _D, _D],
@@ -208,6 +212,21 @@ class AdbenchLib:
                 *self._hand_model_args(h), _i(h.model.triangles), _d(h.theta), _d(h.us), *corr
             )
         return err
+
+    def hand_jacobian_manual(self, h: HandInput) -> tuple[F64, F64]:
+        """Residuals (3N,) and the analytic Jacobian, laid out like hand_jacobian_enzyme."""
+        nrows = 3 * len(h.correspondences)
+        err = np.zeros(nrows)
+        jac = np.zeros((nrows, 26 if h.us is None else 28), order="F")
+        out = [_d(err), jac.ctypes.data_as(_D)]
+        corr = [len(h.correspondences), _i(h.correspondences), _d(h.points), *out]
+        if h.us is None:
+            self._fn("hand_jacobian_manual")(*self._hand_model_args(h), _d(h.theta), *corr)
+        else:
+            self._fn("hand_jacobian_complicated_manual")(
+                *self._hand_model_args(h), _i(h.model.triangles), _d(h.theta), _d(h.us), *corr
+            )
+        return err, jac
 
     def hand_jacobian_enzyme(self, h: HandInput) -> F64:
         """Dense Jacobian (3N, 26) or (3N, 28), stored column-major like ADBench."""

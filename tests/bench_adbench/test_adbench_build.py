@@ -26,6 +26,8 @@ def test_library_exports_objectives_and_manual_derivatives(lib: AdbenchLib) -> N
         "ba_jacobian_manual",
         "hand_objective",
         "hand_objective_complicated",
+        "hand_jacobian_manual",
+        "hand_jacobian_complicated_manual",
     ]:
         assert lib.has(name), name
     assert not lib.has("gmm_objective_grad_enzyme")

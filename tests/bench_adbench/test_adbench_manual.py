@@ -213,3 +213,31 @@ def test_hand_objective_finite_differences_match_golden_jacobian(
             [fd_us[np.arange(nrows), 2 * (np.arange(nrows) // 3) + j] for j in range(2)], axis=1
         )
         np.testing.assert_allclose(compressed, want[:, :2], rtol=0, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("key", "name", "ncols"),
+    [("hand_simple", "test.txt", 26), ("hand_complicated", "hand_complicated.txt", 28)],
+)
+def test_hand_manual_jacobian_matches_golden(
+    lib: AdbenchLib, adbench_root: Path, golden: Any, key: str, name: str, ncols: int
+) -> None:
+    h = data.read_hand(adbench_root / "hand" / name)
+    err, jac = lib.hand_jacobian_manual(h)
+    np.testing.assert_allclose(err, golden[key]["objective"], rtol=0, atol=TOL)
+    want = np.array(golden[key]["J"]).reshape(ncols, len(err)).T
+    np.testing.assert_allclose(jac, want, rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("folder", ["simple_small", "complicated_small"])
+def test_hand_manual_jacobian_matches_finite_differences(
+    lib: AdbenchLib, adbench_root: Path, folder: str
+) -> None:
+    h = data.read_hand(adbench_root / "hand" / folder / "hand1_t26_c100.txt")
+    err, jac = lib.hand_jacobian_manual(h)
+    np.testing.assert_array_equal(err, lib.hand_objective(h))
+    fd = central_jacobian(
+        lambda t: lib.hand_objective(dataclasses.replace(h, theta=t.copy())), h.theta, h=1e-6
+    )
+    np.testing.assert_allclose(jac[:, jac.shape[1] - 26 :], fd, rtol=0, atol=1e-7)
+    assert np.abs(jac[:, 6:]).max() > 1e-2  # the finger angles matter

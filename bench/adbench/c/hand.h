@@ -26,6 +26,23 @@ void hand_objective_complicated(int n_bones, const int *parents,
                                 const double *us, int n_corr, const int *correspondences,
                                 const double *points, double *err);
 
+/* Analytic dense Jacobians (hand_manual.c), same layout as the Enzyme ones below; also
+   store the residuals in err. */
+void hand_jacobian_manual(int n_bones, const int *parents, const double *base_relatives,
+                          const double *inverse_base_absolutes, int n_vertices,
+                          const double *base_positions, const double *weights,
+                          const double *theta, int n_corr, const int *correspondences,
+                          const double *points, double *err, double *J);
+
+void hand_jacobian_complicated_manual(int n_bones, const int *parents,
+                                      const double *base_relatives,
+                                      const double *inverse_base_absolutes,
+                                      int n_vertices, const double *base_positions,
+                                      const double *weights, const int *triangles,
+                                      const double *theta, const double *us, int n_corr,
+                                      const int *correspondences, const double *points,
+                                      double *err, double *J);
+
 /* Enzyme-style dense Jacobians (hand_grad_enzyme.c), one reverse sweep per residual,
    column-major: J is 3N x 26 (simple) or 3N x 28 (complicated: d/du0, d/du1 of each
    point's own residuals, then theta). */
