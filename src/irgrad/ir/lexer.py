@@ -26,7 +26,8 @@ _TOKEN_PATTERN = r"""
    | [su]0x[0-9A-Fa-f]+                              # hex integer
    | uselistorder(?:_bb)?[ \t][^\n]*                 # use-list order directive (raw)
    | ^attributes[ \t][^\n]*                          # attribute group line (raw)
-   | [A-Za-z_][\w.]*(?:\((?:[^()\n"]|"[^"]*"|\([^()\n]*\))*\)|:(?![\w:]))?
+   | [A-Za-z_][\w.]*(?:\((?:[^()\n"]|"[^"]*"|\([^()\n]*\))*\)|:(?![\w:])
+                       |[-$][-\w.$]*:(?![\w:]))?
                                                      # keyword, keyword(...) group, label:
    | 0x[KLMHR]?[0-9A-Fa-f]+                          # hex float
    | \d+:(?![\w:])                                   # numbered label

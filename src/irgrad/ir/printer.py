@@ -471,7 +471,10 @@ class Printer:
             if not first:
                 lines.append("")
             if bb.name is not None:
-                lines.append(quote_name(bb.name) + ":")
+                label = quote_name(bb.name)
+                if label[0] in "$-":  # would lex as a comdat name / number
+                    label = f'"{label}"'
+                lines.append(label + ":")
             elif not first:
                 lines.append(slots.local(bb)[1:] + ":")
             first = False
