@@ -152,8 +152,6 @@ class ForwardPass:
         ty = ty or v.type
         if ty.is_pointer and isinstance(v, ir.Constant) and not v.is_null_value():
             return v if self.width == 1 else [v] * self.width  # constant (global) pointers
-        if isinstance(v, ir.UndefValue):
-            return zero_tangent(ty, self.width)
         return zero_tangent(ty, self.width)
 
     def lanes(self, t: Tangent, ty: ir.Type) -> list[ir.Value]:
@@ -291,8 +289,8 @@ class ForwardPass:
             t = self.tangent(operands[i])
             assert t is not None
             if result.type != operands[i].type and result.type.is_fp_or_fp_vector:
-                t = self._convert_tangent(t, operands[i].type, _float_part(result.type))
-                p = self._convert_value(p, _float_part(result.type))
+                t = self._convert_tangent(t, operands[i].type, result.type)
+                p = self._convert_value(p, result.type)
             total = self._add(total, self._vec_scale(p, t))
         return total
 
@@ -379,10 +377,6 @@ class ForwardPass:
             self.tangents[inst] = self.map_lanes(
                 inst.type, ts, [ops[k].type for k in data_slots], one
             )
-
-
-def _float_part(ty: ir.Type) -> ir.Type:
-    return ty
 
 
 def _next(inst: ir.Instruction) -> ir.Instruction | None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.config import DiffeType
-from irgrad.ad.forward import tangent_type, zero_tangent
+from irgrad.ad.forward import zero_tangent
 from irgrad.ad.forward_insts import (
     ALLOC_FUNCTIONS,
     FREE_FUNCTIONS,
@@ -272,8 +272,5 @@ def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function)
             else:
                 lanes = [b.extract_value(tan, k) for k in range(config.width)]
                 fp.tangents[primal] = fp.pack(lanes, ret)
-        # tangent lookups of the old call go to the primal
-        old = fp.tangents.pop(call, None)
-        del old
+        fp.tangents.pop(call, None)  # tangent lookups of the old call go to the primal
     call.erase_from_parent()
-    _ = tangent_type
