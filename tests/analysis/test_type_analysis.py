@@ -172,3 +172,38 @@ def test_c_kernel_printing() -> None:
     act = run_print_option(m, "activity", "f")
     assert "ptr %x: icv:0\ni32 %n: icv:1\n" in act
     assert "  %indvars.iv = phi i64 [ 0, %for.body.preheader ], [ %indvars.iv.next, %for.body ]: icv:1 ici:1\n" in act
+
+
+POINTER_WALK = """
+%node = type { double, ptr }
+define double @f(ptr %s, ptr %list) {
+entry:
+  br label %loop
+loop:
+  %p = phi ptr [ %s, %entry ], [ %p.next, %loop ]
+  %n = phi ptr [ %list, %entry ], [ %n.next, %loop ]
+  %c = load i8, ptr %p, align 1
+  %p.next = getelementptr inbounds i8, ptr %p, i64 1
+  %link = getelementptr inbounds i8, ptr %n, i64 8
+  %n.next = load ptr, ptr %link, align 8
+  %z = icmp eq i8 %c, 0
+  br i1 %z, label %exit, label %loop
+exit:
+  %v = load double, ptr %n.next, align 8
+  ret double %v
+}
+"""
+
+
+def test_pointer_recurrences_and_recursive_structures_terminate() -> None:
+    m = parse(POINTER_WALK)
+    fn = m.get_function("f")
+    assert fn is not None
+    res = TypeAnalysis(m).analyze(fn)
+    # p++ over a string: every byte is an integer (not offsets 0, 1, 2, ... up to a limit)
+    assert str(res.query(fn.args[0])) == "{[-1]:Pointer, [-1,-1]:Integer}"
+    # a linked list: the depth of the tree is bounded
+    lst = res.query(fn.args[1])
+    assert lst.at((-1, 8)) == POINTER and lst.at((-1, 8, 0)) == DOUBLE
+    assert lst.at((-1, 0)) == DOUBLE
+    assert max(len(p) for p, _ in lst.items()) <= 4

@@ -57,6 +57,10 @@ from irgrad.ir.values import Value
 ALLOCATORS = frozenset(["malloc", "calloc", "realloc", "aligned_alloc", "_Znwm", "_Znam", "valloc"])
 DEALLOCATORS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"])
 MAX_ITERATIONS = 200
+#: distinct argument-tree variants analyzed per callee (interprocedural calls)
+MAX_VARIANTS = 8
+#: path depth passed to callees (keeps memo keys stable on recursive structures)
+CALL_DEPTH = 2
 _MEMCPY_RE = re.compile(r"^(?:llvm\.memcpy|llvm\.memmove|llvm\.memcpy\.inline)(?:\.|$)|^mem(?:cpy|move)$")
 _MEMSET_RE = re.compile(r"^(?:llvm\.memset(?:\.inline)?(?:\.|$)|memset$)")
 
@@ -164,6 +168,7 @@ class _FunctionTypeAnalysis:
                 t.or_in(arg_trees[k])
             self.trees[a] = t
         self.insts = list(fn.instructions())
+        self._recurrence: dict[Instruction, bool] = {}
         for inst in self.insts:
             if not inst.type.is_void:
                 self.trees[inst] = seed_tree(inst.type)
@@ -334,6 +339,8 @@ class _FunctionTypeAnalysis:
             if idx.type.is_integer:
                 self.set_scalar(idx, INTEGER)
         off, variable, only_first = self.gep_offset(inst)
+        if not variable and off != 0 and self.is_pointer_recurrence(inst):
+            variable, only_first, off = True, True, 0  # p = p + c in a loop: any offset
         src_mem = self.pointee(inst.pointer)
         dst_mem = self.pointee(inst)
         if not variable:
@@ -356,6 +363,32 @@ class _FunctionTypeAnalysis:
             return
         self.update_pointee(inst, _minus_one_only(src_mem))
         self.update_pointee(inst.pointer, _minus_one_only(dst_mem))
+
+    def is_pointer_recurrence(self, gep: GetElementPtrInst) -> bool:
+        """Does the GEP's result flow back into its own base (``p++`` in a loop)?"""
+        cache = self._recurrence
+        if gep in cache:
+            return cache[gep]
+        seen: set[int] = set()
+        work: list[Value] = [gep.pointer]
+        found = False
+        while work and not found:
+            v = work.pop()
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            if v is gep:
+                found = True
+            elif isinstance(v, PHINode):
+                work.extend(x for x, _ in v.incoming)
+            elif isinstance(v, SelectInst):
+                work.extend((v.true_value, v.false_value))
+            elif isinstance(v, GetElementPtrInst):
+                work.append(v.pointer)
+            elif isinstance(v, CastInst) and v.opcode in ("bitcast", "addrspacecast"):
+                work.append(v.value)
+        cache[gep] = found
+        return found
 
     def visit_access(self, inst: Instruction, value: Value, ptr: Value, t: Type) -> None:
         self.set_scalar(ptr, POINTER)
@@ -409,6 +442,10 @@ class _FunctionTypeAnalysis:
                 self.update(a, t)
 
 
+def _trim(t: TypeTree) -> TypeTree:
+    return TypeTree({p: ct for p, ct in t.mapping.items() if len(p) <= CALL_DEPTH})
+
+
 def _struct_field_offset(t: Type, field: int) -> int:
     from irgrad.analysis.layout import struct_offsets
 
@@ -445,6 +482,7 @@ class TypeAnalysis:
         self.tbaa = TBAATypes(module.metadata)
         self._cache: dict[tuple, TypeResults] = {}
         self._in_progress: set[tuple] = set()
+        self._variants: dict[int, int] = {}
 
     def analyze(self, fn: Function, arg_trees: Sequence[TypeTree] | None = None,
                 return_tree: TypeTree | None = None) -> TypeResults:
@@ -471,7 +509,14 @@ class TypeAnalysis:
         """Interprocedural step; None while ``fn`` is being analyzed (recursion)."""
         if any(k[0] == id(fn) for k in self._in_progress):
             return None
-        return self.analyze(fn, arg_trees, return_tree)
+        variants = self._variants.get(id(fn), 0)
+        if variants >= MAX_VARIANTS:
+            return None
+        trimmed = [_trim(t) for t in arg_trees]
+        key = (id(fn), tuple(str(t) for t in trimmed), str(_trim(return_tree)))
+        if key not in self._cache:
+            self._variants[id(fn)] = variants + 1
+        return self.analyze(fn, trimmed, _trim(return_tree))
 
 
 def print_type_analysis(fn: Function, results: TypeResults) -> str:

@@ -14,6 +14,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from irgrad.ir.types import ArrayType, FloatType, Type, VectorType
 
 Path = tuple[int, ...]
+#: deepest path kept (pointer-chasing levels): recursive structures stay finite
+MAX_DEPTH = 4
+#: largest byte offset tracked at one level
+MAX_OFFSET = 4096
 
 
 class ConcreteType:
@@ -149,7 +153,7 @@ class TypeTree:
     # -- merging -----------------------------------------------------------------------
     def insert(self, path: Path, ct: ConcreteType) -> bool:
         """Merge ``ct`` at ``path``; True when the tree changed."""
-        if not ct.is_known:
+        if not ct.is_known or len(path) > MAX_DEPTH or max(path) > MAX_OFFSET:
             return False
         covering = self._covering(path)
         if covering is not None:
