@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import IRParseError
+from .constants import BlockAddress
 from .function import BasicBlock, DebugRecord, Function
 from .instructions import (
     Instruction,
@@ -166,6 +167,13 @@ class BodyParser(InstructionParsers):
         if self.forward:
             fwd = min(self.forward.values(), key=lambda f: f.first_use)
             self.error(f"use of undefined value '{self.toks[fwd.first_use]}'", fwd.first_use)
+        # blockaddress constants parsed before this body name their block by text
+        for use in fn._uses:
+            ba = use.user
+            if isinstance(ba, BlockAddress) and isinstance(ba.block, str):
+                target = self.blocks.get(ba.block)
+                if target is not None:
+                    ba.block = target
         for rec, keys, index in self.pending_records:
             for k in keys:
                 v = self.locals.get(k)

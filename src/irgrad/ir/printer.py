@@ -158,6 +158,8 @@ class Printer:
                 bn = "%" + quote_name(b.name)
             else:
                 bn = SlotTracker(fn).local(b) if isinstance(fn, Function) else "%<badref>"
+        elif b.isdigit():
+            bn = "%" + b  # a numbered block of a body that is still text
         else:
             bn = "%" + quote_name(b)
         return f"blockaddress({self.ref(fn)}, {bn})"
