@@ -49,6 +49,14 @@ def _opt_parser() -> argparse.ArgumentParser:
         "--no-pre-ad", dest="pre_ad", action="store_false",
         help="differentiate the IR as given (skip the pre-AD O2 simplification)",
     )
+    parser.add_argument(
+        "--print-type-analysis", metavar="FN", action="append", default=[],
+        help="print type analysis of function FN (before AD) to stdout",
+    )
+    parser.add_argument(
+        "--print-activity", metavar="FN", action="append", default=[],
+        help="print activity analysis of function FN (before AD) to stdout",
+    )
     return parser
 
 
@@ -60,7 +68,13 @@ def run_opt(argv: Sequence[str]) -> int:
 
     filename = "<stdin>" if args.input == "-" else args.input
     module = load_file(args.input)
-    options = PipelineOptions(opt_level=args.opt_level, pre_ad=args.pre_ad)
+    printed = tuple(("type", f) for f in args.print_type_analysis) + tuple(
+        ("activity", f) for f in args.print_activity
+    )
+    options = PipelineOptions(
+        opt_level=args.opt_level, pre_ad=args.pre_ad, print_analyses=printed,
+        analysis_sink=lambda text: print(text, file=sys.stdout, flush=True),
+    )
     module = run_pipeline(module, filename=filename, options=options)
     data = str(module).encode() if args.text else module.as_bitcode()
     if args.output == "-":

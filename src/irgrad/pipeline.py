@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,9 @@ class PipelineOptions:
     opt_level: int = 2  # post-AD optimization level (like clang's -O)
     pre_ad: bool = True  # run the pre-AD pipeline (False: differentiate the IR as given)
     through_ir_model: bool = True  # round-trip through irgrad.ir (where AD happens)
+    # analyses to print before AD, as (kind, function) with kind 'type' or 'activity'
+    print_analyses: tuple[tuple[str, str], ...] = ()
+    analysis_sink: Callable[[str], None] | None = None  # where printed analyses go
 
 
 def to_ir_model(module: llvm.ModuleRef, filename: str = "<input>") -> Module:
@@ -69,6 +73,12 @@ def run_pipeline(
         module = strip_optnone(module, filename)
     if opts.through_ir_model:
         model = to_ir_model(module, filename)
+        if opts.print_analyses:
+            from irgrad.analysis.printers import run_print_option
+
+            sink = opts.analysis_sink or print
+            for kind, fn_name in opts.print_analyses:
+                sink(run_print_option(model, kind, fn_name))
         model = lower_enzyme_calls(model)
         module = from_ir_model(model, f"{filename} (after irgrad)")
     return optimize(module, opts.opt_level)

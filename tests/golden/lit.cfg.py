@@ -6,7 +6,7 @@ import sys
 import lit.formats
 
 config.name = "irgrad-golden"
-config.test_format = lit.formats.ShTest(execute_external=True)
+config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".ll", ".c"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["inputs", "lit.cfg.py"]

@@ -18,6 +18,6 @@ entry:
 ; CHECK-NEXT: ptr %dst: {[-1]:Pointer, [-1,0]:Float@double}
 ; CHECK-NEXT: ptr %src: {[-1]:Pointer, [-1,0]:Float@double}
 ; CHECK-NEXT: entry
-; CHECK-NEXT:   %t = load i64, ptr %src, align 8, !tbaa !1: {[-1]:Float@double}
+; CHECK-NEXT:   %t = load i64, ptr %src, align 8, !tbaa !{{[0-9]+}}: {[-1]:Float@double}
 ; CHECK-NEXT:   store i64 %t, ptr %dst, align 8: {}
 ; CHECK-NEXT:   ret void: {}

@@ -30,9 +30,9 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 ; CHECK-NEXT: ptr %in: {[-1]:Pointer, [-1,0]:Float@double, [-1,8]:Float@double, [-1,16]:Integer}
 ; CHECK-NEXT: entry
 ; CHECK-NEXT:   call void @llvm.memcpy.p0.p0.i64(ptr align 8 %out, ptr align 8 %in, i64 24, i1 false): {}
-; CHECK-NEXT:   %a = load double, ptr %out, align 8, !tbaa !1: {[-1]:Float@double}
+; CHECK-NEXT:   %a = load double, ptr %out, align 8, !tbaa !{{[0-9]+}}: {[-1]:Float@double}
 ; CHECK-NEXT:   %pb = getelementptr inbounds i8, ptr %out, i64 8: {[-1]:Pointer, [-1,0]:Float@double, [-1,8]:Integer}
-; CHECK-NEXT:   %b = load double, ptr %pb, align 8, !tbaa !1: {[-1]:Float@double}
+; CHECK-NEXT:   %b = load double, ptr %pb, align 8, !tbaa !{{[0-9]+}}: {[-1]:Float@double}
 ; CHECK-NEXT:   %pn = getelementptr inbounds i8, ptr %out, i64 16: {[-1]:Pointer, [-1,0]:Integer}
-; CHECK-NEXT:   %n = load i64, ptr %pn, align 8, !tbaa !5: {[-1]:Integer}
+; CHECK-NEXT:   %n = load i64, ptr %pn, align 8, !tbaa !{{[0-9]+}}: {[-1]:Integer}
 ; CHECK-NEXT:   %nf = sitofp i64 %n to double: {[-1]:Float@double}
