@@ -6,6 +6,7 @@ when X is not next; ``parse_X`` raises :class:`IRParseError` saying what was exp
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Callable
 
@@ -523,8 +524,38 @@ def _hex_float_value(t: str) -> float:
             return struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0]
         if kind == "R":
             return struct.unpack("<f", struct.pack("<I", (bits & 0xFFFF) << 16))[0]
-        return 0.0  # x86_fp80 / fp128 / ppc_fp128: text is kept for printing
-    return struct.unpack(">d", int(body, 16).to_bytes(8, "big"))[0]
+        digits = body[1:]
+        if kind == "K":  # x86_fp80: sign+exponent (16 bits), explicit-integer mantissa (64)
+            return _ieee_ext_value(int(digits[:4], 16), int(digits[4:], 16), 63)
+        if kind == "L":  # fp128: LLVM prints the low 64 bits, then the high 64 bits
+            lo, hi = int(digits[:16], 16), int(digits[16:], 16)
+            bits = (hi << 64) | lo
+            sign_exp = bits >> 112
+            frac = bits & ((1 << 112) - 1)
+            implicit = 0 if sign_exp & 0x7FFF == 0 else 1 << 112
+            return _ieee_ext_value(sign_exp, frac | implicit, 112)
+        # ppc_fp128 (double-double): the high double, then the low double
+        return _double_of(digits[:16]) + _double_of(digits[16:])
+    return _double_of(body)
+
+
+def _double_of(hex_digits: str) -> float:
+    return struct.unpack(">d", int(hex_digits, 16).to_bytes(8, "big"))[0]
+
+
+def _ieee_ext_value(sign_exp: int, mantissa: int, fraction_bits: int) -> float:
+    """The nearest Python float of an extended IEEE value (inf/nan kept as such)."""
+    sign = -1.0 if sign_exp & 0x8000 else 1.0
+    exp = sign_exp & 0x7FFF
+    frac = mantissa & ((1 << fraction_bits) - 1)
+    if exp == 0x7FFF:
+        return sign * math.inf if frac == 0 else math.nan
+    if exp == 0:
+        exp = 1  # denormal: no integer bit, minimum exponent
+    try:
+        return sign * math.ldexp(mantissa, exp - 16383 - fraction_bits)
+    except OverflowError:
+        return sign * math.inf
 
 
 _CONSTANT_PARSERS: dict[str, Callable[[ParserBase, Type], Value]] = {
