@@ -170,8 +170,15 @@ def _finish(body: _Body, rule: Rule, fp: str, result: str, result_ty: str) -> li
     return body.ret(result, fp)
 
 
+# the second element of the struct-returning intrinsics (the first is the float result)
+_STRUCT_SECOND = {"llvm.frexp": "i32", "llvm.modf": "FP"}
+
+
 def _result_type(rule: Rule, fp: str) -> str:
-    return {"float": fp, "int": "i64", "struct": f"{{ {fp}, i32 }}"}[rule.result_kind]
+    if rule.result_kind == "struct":
+        second = _STRUCT_SECOND[rule.names[0]]  # a new struct intrinsic must be added here
+        return f"{{ {fp}, {fp if second == 'FP' else second} }}"
+    return {"float": fp, "int": "i64"}[rule.result_kind]
 
 
 def _call_case(rule: Rule, name: str) -> RuleCase:

@@ -28,3 +28,26 @@ def test_extended_constant_value(ty: str, text: str, value: float) -> None:
     assert isinstance(c, ir.ConstantFP)
     assert c.value == value
     assert text in ir.print_module(m)
+
+
+@pytest.mark.parametrize("ty", ["x86_fp80", "fp128", "ppc_fp128"])
+@pytest.mark.parametrize("value", [2.5, -1.0, 0.0, 1e-300, math.pi, 1e300, math.inf])
+def test_extended_constant_made_in_python_prints_and_reads_back(ty: str, value: float) -> None:
+    import llvmlite.binding as llvm
+
+    m = ir.parse_module(_ret_module(ty), lazy=False)
+    ret = m.get_function("f").blocks[0].instructions[-1]
+    ret.set_operand(0, ir.ConstantFP(ret.operands[0].type, value))
+    text = ir.print_module(m)
+    back = ir.parse_module(text, lazy=False).get_function("f").blocks[0].instructions[-1]
+    assert back.operands[0].value == value
+    llvm.parse_assembly(text).verify()
+
+
+def _ret_module(ty: str) -> str:
+    zero = {
+        "x86_fp80": "0xK00000000000000000000",
+        "fp128": "0xL00000000000000000000000000000000",
+        "ppc_fp128": "0xM00000000000000000000000000000000",
+    }
+    return f"define {ty} @f() {{\n  ret {ty} {zero[ty]}\n}}\n"

@@ -69,3 +69,20 @@ def test_unused_missing_declaration_is_fine() -> None:
         "}\n"
     )
     assert JITModule(text).get("h", ctypes.c_double, [ctypes.c_double])(2.5) == 2.5
+
+
+def test_jit_links_compiler_runtime_helpers() -> None:
+    """llvm.powi lowers to a call of __powidf2 (libgcc_s): the JIT must resolve it."""
+    import ctypes
+
+    from irgrad.llvm.jit import JITModule
+
+    text = (
+        "define double @f(double %x, i32 %n) {\n"
+        "  %r = call double @llvm.powi.f64.i32(double %x, i32 %n)\n"
+        "  ret double %r\n}\n"
+        "declare double @llvm.powi.f64.i32(double, i32)\n"
+    )
+    f = JITModule(text, opt_level=0).get("f", ctypes.c_double, [ctypes.c_double, ctypes.c_int])
+    assert f(2.0, 3) == 8.0
+    assert f(2.0, -2) == 0.25

@@ -77,7 +77,43 @@ def format_fp(type: FloatType, value: float) -> str:
     if type.kind == "bfloat":
         bits = struct.unpack("<I", struct.pack("<f", value))[0] >> 16
         return f"0xR{bits:04X}"
-    raise ValueError(f"cannot spell {type} constant {value!r} without its text")
+    if type.kind == "x86_fp80":
+        return "0xK" + _x86_fp80_hex(value)
+    if type.kind == "fp128":
+        bits = _fp128_bits(value)
+        return f"0xL{bits & ((1 << 64) - 1):016X}{bits >> 64:016X}"
+    # ppc_fp128 (double-double): the value in the high double, zero in the low one
+    return "0xM" + _double_hex(value)[2:] + "0000000000000000"
+
+
+def _x86_fp80_hex(value: float) -> str:
+    """x86 80-bit extended: sign+exponent (16 bits), explicit-integer mantissa (64 bits)."""
+    sign = 0x8000 if math.copysign(1.0, value) < 0 else 0
+    if math.isnan(value):
+        return f"{0x7FFF:04X}{0xC000000000000000:016X}"
+    if math.isinf(value):
+        return f"{sign | 0x7FFF:04X}{1 << 63:016X}"
+    if value == 0.0:
+        return f"{sign:04X}{0:016X}"
+    m, e = math.frexp(abs(value))  # abs(value) = m * 2**e, 0.5 <= m < 1 (exact)
+    return f"{sign | (e + 16382):04X}{int(m * 2.0**64):016X}"
+
+
+def _fp128_bits(value: float) -> int:
+    """IEEE binary128 bits of a double value (exact)."""
+    sign = 1 << 127 if math.copysign(1.0, value) < 0 else 0
+    if math.isnan(value):
+        return (0x7FFF << 112) | (1 << 111)
+    if math.isinf(value):
+        return sign | (0x7FFF << 112)
+    if value == 0.0:
+        return sign
+    m, e = math.frexp(abs(value))
+    exponent = e - 1 + 16383
+    if exponent <= 0:  # a double's subnormals are normal in binary128; this cannot happen
+        raise ValueError(f"fp128 exponent out of range for {value!r}")
+    fraction = int((m * 2.0 - 1.0) * 2.0**112)
+    return sign | (exponent << 112) | fraction
 
 
 class ConstantFP(Constant):

@@ -145,6 +145,8 @@ class JITModule:
         self._tm = create_target_machine(opt_level, reloc="default", jit=True)
         apply_target(module, self._tm, force=True)
         load_library("m")
+        # compiler-rt style helpers the backend may call (__powidf2 for llvm.powi, ...)
+        load_library("libgcc_s.so.1")
         if _is_cplusplus(module):
             load_library("libstdc++.so.6")
         if _is_fortran(module):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from irgrad.ad.rules.expr import (
+    ONE,
     RESULT,
     ZERO,
     Expr,
@@ -279,4 +280,13 @@ LLVM_FREXP = MathFn(
     primal=lambda x: math.frexp(x)[0],
     result_kind="struct",
     notes="llvm.frexp returns { mantissa, i32 exponent }: RESULT is the mantissa",
+)
+
+# the intrinsic returning {fractional part, integral part}: only element 0 varies
+LLVM_MODF = MathFn(
+    partials=(ONE,),
+    domain=((0.1, 0.9),),
+    primal=lambda x: math.modf(x)[0],
+    result_kind="struct",
+    notes="llvm.modf returns { x - trunc(x), trunc(x) }: d(fract)/dx = 1 (C modf becomes it)",
 )

@@ -6,7 +6,7 @@ Vector overloads use the same partials elementwise. The partials come from
 
 from __future__ import annotations
 
-from irgrad.ad.rules.elementary import LLVM_FREXP, MATH, maximum, maxnum, minimum, minnum
+from irgrad.ad.rules.elementary import LLVM_FREXP, LLVM_MODF, MATH, maximum, maxnum, minimum, minnum
 from irgrad.ad.rules.rule import def_intrinsic
 
 _SAME_AS_MATH = [
@@ -37,3 +37,4 @@ def_intrinsic(
 def_intrinsic(["llvm.minimum"], **{**MATH["minimum"].kwargs(), "primal": minimum})
 def_intrinsic(["llvm.maximum"], **{**MATH["maximum"].kwargs(), "primal": maximum})
 def_intrinsic(["llvm.frexp"], result_index=0, **LLVM_FREXP.kwargs())
+def_intrinsic(["llvm.modf"], result_index=0, **LLVM_MODF.kwargs())
