@@ -8,8 +8,9 @@ two ways and timed through ctypes on NumPy buffers:
   (irgrad's default, the paper's point);
 * ``AD-then-opt``: clang -O0 (no optnone) -> AD on the unoptimized IR -> post-AD O2.
 
-Run: ``.venv/bin/python bench/kernels.py [n]`` (n defaults to 200000). Target: gradient
-<= 3x primal. Measures only; no test asserts on time.
+Run: ``.venv/bin/python bench/kernels.py [n] [--min]`` (n defaults to 200000; ``--min``
+reports the fastest of the calls instead of the median, steadier on a loaded machine).
+Target: gradient <= 3x primal. Measures only; no test asserts on time.
 """
 
 from __future__ import annotations
@@ -102,16 +103,21 @@ def build(name: str, ad_first: bool) -> JITModule:
     return JITModule(run_pipeline(bc, filename=name, options=opts), filename=name)
 
 
-def median_time(fn: object, args: tuple[object, ...], reps: int) -> float:
+def call_times(fn: object, args: tuple[object, ...], reps: int) -> list[float]:
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
         fn(*args)  # type: ignore[operator]
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return times
 
 
-def measure(name: str, n: int, ad_first: bool, reps: int = 15) -> tuple[float, float]:
+def median_time(fn: object, args: tuple[object, ...], reps: int) -> float:
+    return statistics.median(call_times(fn, args, reps))
+
+
+def measure(name: str, n: int, ad_first: bool, reps: int = 15,
+            stat: str = "median") -> tuple[float, float]:
     jit = build(name, ad_first)
     vp, lg = ctypes.c_void_p, ctypes.c_long
     primal = jit.get("k", ctypes.c_double, [vp, vp, vp, lg])
@@ -124,19 +130,22 @@ def measure(name: str, n: int, ad_first: bool, reps: int = 15) -> tuple[float, f
     def p(a: np.ndarray) -> ctypes.c_void_p:
         return ctypes.c_void_p(a.ctypes.data)
 
-    tp = median_time(primal, (p(x), p(y), p(w), n), reps)
-    tg = median_time(grad, (p(x), p(dx), p(y), p(dy), p(w), p(dw), n), reps)
+    pick = statistics.median if stat == "median" else min
+    tp = pick(call_times(primal, (p(x), p(y), p(w), n), reps))
+    tg = pick(call_times(grad, (p(x), p(dx), p(y), p(dy), p(w), p(dw), n), reps))
     return tp, tg
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
-    print(f"n = {n}; median of 15 calls; ratio = gradient / primal")
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    stat = "min" if "--min" in sys.argv[1:] else "median"
+    n = int(args[0]) if args else 200_000
+    print(f"n = {n}; {stat} of 15 calls; ratio = gradient / primal")
     print(f"{'kernel':<12} {'primal ms':>10} {'grad ms':>10} {'ratio':>7}   "
           f"{'AD-first grad ms':>16} {'ratio':>7}")
     for name in KERNELS:
-        tp, tg = measure(name, n, ad_first=False)
-        _, tg0 = measure(name, n, ad_first=True)
+        tp, tg = measure(name, n, ad_first=False, stat=stat)
+        _, tg0 = measure(name, n, ad_first=True, stat=stat)
         print(f"{name:<12} {tp * 1e3:10.3f} {tg * 1e3:10.3f} {tg / tp:7.2f}   "
               f"{tg0 * 1e3:16.3f} {tg0 / tp:7.2f}")
 

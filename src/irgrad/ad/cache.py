@@ -5,13 +5,18 @@ opposite order. So a per-invocation byte stack is a correct tape for any control
 (counted loops, while loops, nesting, irreducible graphs): the forward pass pushes, at the
 end of B, one *frame* holding the values ``rev.B`` needs; ``rev.B`` pops that frame at its
 head. Frames have a fixed layout per block (one capacity check per block execution, grown by
-``realloc`` doubling), and the stack is freed at the end of the reverse pass.
+``realloc`` doubling), and the stack is freed at the end of the reverse pass. Inside a
+loop nest whose trip counts are known when it is entered, the nest reserves all the bytes
+it will push once on the edge into it, and its blocks push without a capacity check (so
+LLVM can vectorize both passes); loops with unknown trip counts keep the checked push.
 
 What is *not* put on the tape (decided by :class:`LookupPlanner`):
 
 * constants, arguments, globals;
 * values defined outside every loop in a block that dominates every return: they are
   still in registers when the reverse pass runs;
+* header induction variables of counted loops (see :mod:`irgrad.ad.reverse_loops`),
+  recomputed from the loop's reverse counter;
 * cheap pure instructions (arithmetic, casts, GEPs, compares, selects) and loads of memory
   that nothing in the function overwrites, when recomputing them needs at most one tape
   slot: they are recomputed at the head of ``rev.B`` from looked-up operands.
@@ -26,6 +31,8 @@ from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
     from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse_loops import CountedLoop
+    from irgrad.analysis.loops import Loop
 
 RECOMPUTE_OPCODES = frozenset(
     [
@@ -115,19 +122,94 @@ class Tape:
         return b.load(value.type, slot, name=self.gu.fresh("tape.v"))
 
     def finalize(self) -> None:
-        """Emit the pushes in the forward blocks and fix the frame sizes."""
+        """Emit the pushes in the forward blocks and fix the frame sizes.
+
+        Blocks inside a loop nest whose trip counts are all known when the nest is
+        entered (:meth:`LoopCounters.reserve_root`) push without a capacity check: the
+        nest reserves everything it will push once, on the edge into it.
+        """
         push = self._push_function()
+        # frames are padded to the largest alignment any of them needs (8 or 16 bytes)
+        grain = 16 if any(type_align(v.type) > 8 for f in self.frames.values()
+                          for v in f.values) else 8
+        own: dict[Loop, int] = {}  # bytes pushed per iteration by a loop's own blocks
+        roots: dict[ir.BasicBlock, CountedLoop] = {}
         for orig_block, frame in self.frames.items():
-            size = (frame.size + 15) // 16 * 16
+            root = self.gu.loops.reserve_root(orig_block)
+            if root is None:
+                continue
+            roots[root.loop.header] = root
+            lp = self.gu.loops.loop_of(orig_block)
+            assert lp is not None
+            own[lp] = own.get(lp, 0) + (frame.size + grain - 1) // grain * grain
+        for h, root in list(roots.items()):
+            if not self._reserve(root, own):
+                del roots[h]
+        for orig_block, frame in self.frames.items():
+            size = (frame.size + grain - 1) // grain * grain
             frame.sub.set_operand(1, ir.ConstantInt(ir.i64, size))
             fwd = self.gu.forward_block(orig_block)
             term = fwd.terminator
             assert term is not None
             b = IRBuilder(position=term)
-            ptr = b.call(push, [self.state, ir.ConstantInt(ir.i64, size)])
+            root = self.gu.loops.reserve_root(orig_block)
+            if root is not None and root.loop.header in roots:
+                ptr = self._push_unchecked(b, size)
+            else:
+                ptr = b.call(push, [self.state, ir.ConstantInt(ir.i64, size)])
             for v, off in zip(frame.values, frame.offsets, strict=True):
                 slot = b.gep(ir.i8, ptr, [ir.ConstantInt(ir.i64, off)])
                 b.store(v, slot)
+
+    def _push_unchecked(self, b: IRBuilder, size: int) -> ir.Value:
+        sp_slot = b.struct_gep(self.state_type, self.state, 1)
+        sp = b.load(ir.i64, sp_slot)
+        b.store(b.add(sp, ir.ConstantInt(ir.i64, size)), sp_slot)
+        base = b.load(ir.ptr, self.state)
+        return b.gep(ir.i8, base, [sp])
+
+    def _reserve(self, cl: CountedLoop, own: dict[Loop, int]) -> bool:
+        """On a new block between the forward entering block and the header: make room
+        for everything the loop nest pushes, ``trip_count * bytes_per_iteration`` (one
+        capacity check per execution of the nest)."""
+        gu = self.gu
+        fwd_in = gu.forward_block(cl.entering)
+        fwd_h = gu.forward_block(cl.loop.header)
+        term = fwd_in.terminator
+        assert term is not None
+        mid = gu.new.append_basic_block(gu.fresh("reserve"))
+        b = IRBuilder(mid)
+        br = b.br(fwd_h)
+        b.position_before(br)
+        need = self._nest_bytes(cl.loop, own, b)
+        if need is None:
+            br.erase_from_parent()
+            mid.erase_from_parent()
+            return False
+        for k, op in enumerate(term.operands):
+            if op is fwd_h:
+                term.set_operand(k, mid)
+        for phi in fwd_h.phis():
+            for k, (_, blk) in enumerate(phi.incoming):
+                if blk is fwd_in:
+                    phi.set_incoming_block(k, mid)
+        sp = b.load(ir.i64, b.struct_gep(self.state_type, self.state, 1))
+        b.call(self._push_function(), [self.state, need])
+        b.store(sp, b.struct_gep(self.state_type, self.state, 1))
+        return True
+
+    def _nest_bytes(self, loop: Loop, own: dict[Loop, int], b: IRBuilder
+                    ) -> ir.Value | None:
+        """``trip_count(loop) * (own bytes + sum over subloops of their nest bytes)``."""
+        per_iter: ir.Value = ir.ConstantInt(ir.i64, own.get(loop, 0))
+        for sub in loop.subloops:
+            nb = self._nest_bytes(sub, own, b)
+            if nb is None:
+                return None
+            per_iter = b.add(per_iter, nb)
+        cl = self.gu.loops.by_header[loop.header]
+        tc = self.gu.loops.emit_trip_count_with(cl, b)
+        return None if tc is None else b.mul(tc, per_iter)
 
     def emit_free(self, b: IRBuilder) -> None:
         if not self.frames:
@@ -202,7 +284,9 @@ class LookupPlanner:
         if memo is not None:
             return memo
         result: frozenset[ir.Value] = frozenset([v])
-        if depth < 12 and self._recomputable(v):
+        if self.gu.loops.recomputable_iv(v, rev_block):
+            result = frozenset()
+        elif depth < 12 and self._recomputable(v):
             leaves: frozenset[ir.Value] = frozenset()
             for op in self._recompute_operands(v):
                 leaves |= self.plan(rev_block, op, depth + 1)

@@ -15,6 +15,7 @@ from irgrad.ad.cache import LookupPlanner, Tape
 from irgrad.ad.config import FnConfig
 from irgrad.ad.emit import fp_constant
 from irgrad.ad.reverse_activity import ReverseActivity, has_float
+from irgrad.ad.reverse_loops import LoopCounters
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder, constant_of
 
@@ -83,6 +84,7 @@ class GradientUtils:
         self.freed_allocations: set[ir.Value] = set()
         self.deferred_frees: list[Callable[[IRBuilder], None]] = []
         self.planner = LookupPlanner(self)
+        self.loops = LoopCounters(self)
         dom = _dominators(self.orig)
         self.reachable = set(dom)
         self.returns = [
@@ -191,7 +193,9 @@ class GradientUtils:
         got = self._lookup_memo.get(key)
         if got is not None:
             return got
-        if self.planner.should_recompute(orig_block, v):
+        if self.loops.recomputable_iv(v, orig_block):
+            got = self.loops.recompute_iv(v, orig_block)
+        elif self.planner.should_recompute(orig_block, v):
             ops = [
                 op if isinstance(op, ir.BasicBlock) else self.lookup(op, orig_block)
                 for op in v.operands

@@ -10,7 +10,8 @@
    instructions backwards); each ``ret`` becomes a branch to its block's reverse region;
 3. ``rev.B`` continues with ``rev.P`` for the predecessor ``P`` that led to B: a phi
    added at B's top records its index in the forward pass, looked up like any value;
-   phi adjoints are moved on the edge;
+   phi adjoints are moved on the edge. Headers of counted loops record nothing: their
+   reverse runs a counter down to 0 (:mod:`irgrad.ad.reverse_loops`);
 4. ``rev.<entry>`` frees the tape and deferred allocations and returns the adjoints of the
    ``OUT`` arguments as a literal struct.
 """
@@ -194,8 +195,10 @@ def _reverse_pass(gu: GradientUtils, differeturn: ir.Value | None) -> None:
         assert fwd_ret is not None
         fwd_ret.erase_from_parent()
         IRBuilder(gu.forward_block(bb)).br(gu.rev_head[bb])
+    gu.loops.setup(live)
     pred_lists = {bb: [p for p in bb.predecessors() if p in gu.reachable] for bb in live}
-    pred_phis = {bb: _pred_index_phi(gu, bb, ps) for bb, ps in pred_lists.items() if len(ps) > 1}
+    pred_phis = {bb: _pred_index_phi(gu, bb, ps) for bb, ps in pred_lists.items()
+                 if len(ps) > 1 and not gu.loops.is_counted_header(bb)}
     for bb in reversed(live):
         b = IRBuilder(body[bb])
         b.debug_loc = None
@@ -242,6 +245,7 @@ def _check_integer_use_of_active(gu: GradientUtils, inst: ir.Instruction) -> Non
 def _reverse_terminator(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder,
                         preds: list[ir.BasicBlock], pred_phi: ir.Value | None,
                         final: ir.BasicBlock) -> None:
+    gu.loops.set_counters_on_exit(bb, b)
     phis = [p for p in bb.phis() if gu.is_varied(p)]
     dphis = [(p, gu.diffe(p, b)) for p in phis]
     if not preds:
@@ -251,8 +255,11 @@ def _reverse_terminator(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder,
         _phi_edge(gu, dphis, preds[0], b)
         b.br(gu.rev_head[preds[0]])
         return
-    assert pred_phi is not None
-    idx = gu.lookup(pred_phi, bb)
+    if gu.loops.is_counted_header(bb):
+        idx = gu.loops.header_pred_index(bb, preds, b)
+    else:
+        assert pred_phi is not None
+        idx = gu.lookup(pred_phi, bb)
     targets: list[ir.BasicBlock] = []
     for p in preds:
         if dphis:

@@ -1,0 +1,285 @@
+"""Counted reversal of simple natural loops (no per-iteration control data on the tape).
+
+A loop ``L`` of the original function is *counted* when its header has exactly two
+reachable predecessors, one outside the loop (``entering``, one edge) and one latch (one
+edge). For such a loop:
+
+* the forward pass has an ``i64`` canonical induction variable ``iv`` (0, 1, ...: the
+  loop's own one when it already has an ``i64`` one, else a new header phi);
+* every exit block ``X`` of ``L`` gets a phi ``exit.iv = [iv, exiting] ..., [0, others]``:
+  the index of the last header execution. It is looked up in ``rev.X`` like any value
+  (so it costs one tape slot per loop execution when ``X`` is itself inside a loop, and
+  nothing otherwise) and stored into the loop's *counter* (an ``i64`` alloca in the entry
+  block, promoted by SROA) before ``rev.X`` continues into the loop;
+* ``rev.header`` leaves for ``rev.entering`` when ``counter == 0`` and otherwise
+  decrements the counter and continues with ``rev.latch``: no predecessor index is
+  pushed per iteration;
+* inside the reverse of ``L`` the counter is the index of the iteration being reversed,
+  so a header add-recurrence ``start + step * k`` (start and step available) is
+  recomputed from it instead of being cached.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.analysis.dominators import DominatorTree
+from irgrad.analysis.loops import Loop, LoopInfo
+from irgrad.analysis.trip_count import InductionVariable, emit_trip_count
+from irgrad.ir.builder import IRBuilder
+
+if TYPE_CHECKING:
+    from irgrad.ad.gradient_utils import GradientUtils
+
+
+class CountedLoop:
+    def __init__(self, loop: Loop, entering: ir.BasicBlock, latch: ir.BasicBlock) -> None:
+        self.loop = loop
+        self.entering = entering
+        self.latch = latch
+        self.counter: ir.Value | None = None  # i64 alloca (new function's entry block)
+        self.iv: ir.Value | None = None  # forward canonical i64 IV (header phi)
+        self.exit_phis: dict[ir.BasicBlock, ir.PHINode] = {}  # orig exit block -> phi
+        self.ivs: dict[ir.Value, InductionVariable] = {}  # orig header phi -> recurrence
+
+
+def _edges(src: ir.BasicBlock, dst: ir.BasicBlock) -> int:
+    term = src.terminator
+    return 0 if term is None else sum(1 for op in term.operands if op is dst)
+
+
+class LoopCounters:
+    """The counted loops of one reverse-mode synthesis."""
+
+    def __init__(self, gu: GradientUtils) -> None:
+        self.gu = gu
+        self.by_header: dict[ir.BasicBlock, CountedLoop] = {}
+        self.by_exit: dict[ir.BasicBlock, list[CountedLoop]] = {}
+        self._iv_owner: dict[ir.Value, CountedLoop] = {}  # new header phi -> its loop
+        self.info: LoopInfo | None = None
+        self._reservable: dict[Loop, bool] = {}
+
+    # -- analysis + forward pass ---------------------------------------------------------
+    def setup(self, live: list[ir.BasicBlock]) -> None:
+        """Pick the counted loops and add their forward IVs and exit phis."""
+        gu = self.gu
+        if not any(b in gu.in_cycle for b in live):
+            return
+        info = self.info = LoopInfo(gu.orig, DominatorTree(gu.orig))
+        live_set = set(live)
+        for loop in info:
+            cl = self._counted(loop, live_set)
+            if cl is None:
+                continue
+            self.by_header[loop.header] = cl
+            for iv in loop.induction_variables():
+                cl.ivs[iv.phi] = iv
+                self._iv_owner[gu.primal(iv.phi)] = cl
+            self._forward(cl)
+
+    def _counted(self, loop: Loop, live: set[ir.BasicBlock]) -> CountedLoop | None:
+        gu = self.gu
+        if loop.header not in live or len(loop.latches) != 1:
+            return None
+        latch = loop.latches[0]
+        preds = [p for p in loop.header.predecessors() if p in gu.reachable]
+        outside = [p for p in preds if p not in loop.blocks]
+        if len(outside) != 1 or len(preds) != 2 or latch not in preds:
+            return None
+        if _edges(outside[0], loop.header) != 1 or _edges(latch, loop.header) != 1:
+            return None
+        return CountedLoop(loop, outside[0], latch)
+
+    def _forward(self, cl: CountedLoop) -> None:
+        gu = self.gu
+        loop = cl.loop
+        canon = loop.canonical_iv()
+        if canon is not None and canon.type == ir.i64:
+            cl.iv = gu.primal(canon)
+        else:
+            phi = ir.PHINode(ir.i64, name=gu.fresh("iv"))
+            gu.forward_block(loop.header).insert(0, phi)
+            latch_fwd = gu.forward_block(cl.latch)
+            term = latch_fwd.terminator
+            assert term is not None
+            nxt = IRBuilder(position=term).add(phi, ir.ConstantInt(ir.i64, 1),
+                                               name=gu.fresh("iv.next"))
+            phi.add_incoming(ir.ConstantInt(ir.i64, 0), gu.forward_block(cl.entering))
+            phi.add_incoming(nxt, latch_fwd)
+            cl.iv = phi
+        b = gu.entry_builder()
+        cl.counter = b.alloca(ir.i64, name=gu.fresh("counter"))
+        for x in loop.exit_blocks:
+            if x not in gu.reachable:
+                continue
+            phi = ir.PHINode(ir.i64, name=gu.fresh("exit.iv"))
+            for p in x.predecessors():
+                if p not in gu.reachable:
+                    continue
+                v = cl.iv if p in loop.blocks else ir.ConstantInt(ir.i64, 0)
+                for _ in range(_edges(p, x)):
+                    phi.add_incoming(v, gu.forward_block(p))
+            gu.forward_block(x).insert(0, phi)
+            cl.exit_phis[x] = phi
+            self.by_exit.setdefault(x, []).append(cl)
+
+    # -- reverse pass ------------------------------------------------------------------
+    def is_counted_header(self, bb: ir.BasicBlock) -> bool:
+        return bb in self.by_header
+
+    def set_counters_on_exit(self, x: ir.BasicBlock, b: IRBuilder) -> None:
+        """In ``rev.X``: each counted loop exiting to X restarts at its last iteration."""
+        for cl in self.by_exit.get(x, ()):
+            last = self._last_index(cl, x)
+            if last is None:
+                last = self.gu.lookup(cl.exit_phis[x], x)
+            assert cl.counter is not None
+            b.store(last, cl.counter)
+
+    def header_pred_index(self, header: ir.BasicBlock, preds: list[ir.BasicBlock],
+                          b: IRBuilder) -> ir.Value:
+        """``counter == 0 ? entering : latch`` as an index into ``preds``; decrements."""
+        cl = self.by_header[header]
+        assert cl.counter is not None
+        c = b.load(ir.i64, cl.counter, name=self.gu.fresh("count"))
+        first = b.icmp("eq", c, ir.ConstantInt(ir.i64, 0), name=self.gu.fresh("first"))
+        b.store(b.sub(c, ir.ConstantInt(ir.i64, 1)), cl.counter)
+        k_in = preds.index(cl.entering)
+        k_latch = preds.index(cl.latch)
+        return b.select(first, ir.ConstantInt(ir.i32, k_in), ir.ConstantInt(ir.i32, k_latch))
+
+    def recomputable_iv(self, v: ir.Value, orig_block: ir.BasicBlock) -> bool:
+        """Is ``v`` (forward value) a header add-recurrence of a counted loop around
+        ``orig_block`` whose start and step are usable anywhere in the reverse pass?"""
+        cl = self._iv_owner.get(v)
+        if cl is None or not cl.loop.contains(orig_block):
+            return False
+        orig = self.gu.orig_of_new.get(v)
+        iv = cl.ivs.get(orig) if orig is not None else None
+        if iv is None:
+            return False
+        planner = self.gu.planner
+        if not planner.is_available(self.gu.primal(iv.start)):
+            return False
+        return isinstance(iv.step, int) or planner.is_available(self.gu.primal(iv.step))
+
+    def recompute_iv(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
+        """``start + step * counter`` at the head of ``rev.<orig_block>``."""
+        gu = self.gu
+        cl = self._iv_owner[v]
+        iv = cl.ivs[gu.orig_of_new[v]]  # type: ignore[index]
+        b = gu.head_builder(orig_block)
+        assert cl.counter is not None
+        k: ir.Value = b.load(ir.i64, cl.counter, name=gu.fresh("k"))
+        t = v.type
+        assert isinstance(t, ir.IntType)
+        if t.width < 64:
+            k = b.trunc(k, t)
+        elif t.width > 64:
+            k = b.zext(k, t)
+        step = iv.step
+        if isinstance(step, int):
+            scaled = k if step == 1 else b.mul(k, ir.ConstantInt(t, step))
+        else:
+            scaled = b.mul(k, gu.primal(step))
+        start = gu.primal(iv.start)
+        if isinstance(start, ir.ConstantInt) and start.value == 0:
+            out = scaled
+        else:
+            out = b.add(start, scaled)
+        if isinstance(out, ir.Instruction):
+            out.name = gu.fresh((v.name or "iv") + ".re")
+        return out
+
+    # -- trip counts -------------------------------------------------------------------
+    def _trip_count_usable(self, cl: CountedLoop, available: bool) -> bool:
+        """Is the trip count known at entry (and, if ``available``, computable anywhere in
+        the reverse pass from start and bound)?"""
+        tc = cl.loop.trip_count()
+        if tc is None or not tc.is_known_at_entry(cl.loop):
+            return False
+        if not available:
+            return True
+        planner = self.gu.planner
+        return all(planner.is_available(self.gu.primal(v)) for v in (tc.start, tc.bound))
+
+    def _last_index(self, cl: CountedLoop, x: ir.BasicBlock) -> ir.Value | None:
+        """``trip_count - 1`` recomputed in ``rev.X`` when the count needs no tape."""
+        if not self._trip_count_usable(cl, available=True):
+            return None
+        b = self.gu.head_builder(x)
+        tc = emit_trip_count(_RemapBuilder(self.gu, b), cl.loop, self.gu.fresh("tc"))
+        if tc is None:
+            return None
+        return b.sub(_to_i64(b, tc), ir.ConstantInt(ir.i64, 1))
+
+    def reserve_root(self, orig_block: ir.BasicBlock) -> CountedLoop | None:
+        """The outermost loop around ``orig_block`` whose whole nest can reserve its tape
+        once at entry (see :meth:`fully_reservable`), or None."""
+        if self.info is None:
+            return None
+        loop = self.info.loop_for(orig_block)
+        root: CountedLoop | None = None
+        while loop is not None:
+            if self.fully_reservable(loop):
+                root = self.by_header[loop.header]
+            loop = loop.parent
+        return root
+
+    def fully_reservable(self, loop: Loop) -> bool:
+        """``loop`` is counted with a trip count known at entry, and so is every loop
+        nested in it, with their trip counts computable before ``loop`` (start and bound
+        defined outside it) and entered at most once per iteration of their parent."""
+        got = self._reservable.get(loop)
+        if got is None:
+            got = self._reservable[loop] = self._check_reservable(loop, loop)
+        return got
+
+    def _check_reservable(self, loop: Loop, root: Loop) -> bool:
+        cl = self.by_header.get(loop.header)
+        if cl is None or not self._trip_count_usable(cl, available=False):
+            return False
+        if loop is not root:
+            tc = loop.trip_count()
+            assert tc is not None
+            if not (root.is_invariant(tc.start) and root.is_invariant(tc.bound)):
+                return False
+            assert self.info is not None
+            if self.info.loop_for(cl.entering) is not loop.parent:
+                return False
+        return all(self._check_reservable(sub, root) for sub in loop.subloops)
+
+    def loop_of(self, orig_block: ir.BasicBlock) -> Loop | None:
+        return None if self.info is None else self.info.loop_for(orig_block)
+
+    def emit_trip_count_with(self, cl: CountedLoop, b: IRBuilder) -> ir.Value | None:
+        """The trip count as ``i64`` at ``b`` (a forward point dominated by the entry)."""
+        tc = emit_trip_count(_RemapBuilder(self.gu, b), cl.loop, self.gu.fresh("tc"))
+        return None if tc is None else _to_i64(b, tc)
+
+
+def _to_i64(b: IRBuilder, v: ir.Value) -> ir.Value:
+    t = v.type
+    assert isinstance(t, ir.IntType)
+    if t.width < 64:
+        return b.zext(v, ir.i64)
+    if t.width > 64:
+        return b.trunc(v, ir.i64)
+    return v
+
+
+class _RemapBuilder:
+    """Inserts instructions built on original values, with operands mapped to the forward
+    (cloned) values."""
+
+    def __init__(self, gu: GradientUtils, b: IRBuilder) -> None:
+        self.gu = gu
+        self.b = b
+
+    def insert(self, inst: ir.Instruction, name: str | None = None) -> ir.Instruction:
+        for k, op in enumerate(inst.operands):
+            mapped = self.gu.primal(op)
+            if mapped is not op:
+                inst.set_operand(k, mapped)
+        return self.b.insert(inst, self.gu.fresh(name or "tc"))
