@@ -168,11 +168,7 @@ class InstructionParsers(AttrParserMixin):
         ty = self.parse_type()
         self._comma("after load's type")
         p = self.parse_typed_value()
-        scope = ordering = None
-        if atomic:
-            scope = self._syncscope()
-            ordering = self._ordering()
-        align = self._optional_align()
+        scope, ordering, align = self._memory_access_tail(atomic)
         return LoadInst(ty, p, align, volatile, ordering, scope)
 
     def p_store(self, op: str) -> Instruction:
@@ -181,12 +177,16 @@ class InstructionParsers(AttrParserMixin):
         v = self.parse_typed_value()
         self._comma("after store value")
         p = self.parse_typed_value()
+        scope, ordering, align = self._memory_access_tail(atomic)
+        return StoreInst(v, p, align, volatile, ordering, scope)
+
+    def _memory_access_tail(self, atomic: bool) -> tuple[str | None, str | None, int | None]:
+        """What follows a load's or store's pointer: [syncscope ordering] (if atomic), align."""
         scope = ordering = None
         if atomic:
             scope = self._syncscope()
             ordering = self._ordering()
-        align = self._optional_align()
-        return StoreInst(v, p, align, volatile, ordering, scope)
+        return scope, ordering, self._optional_align()
 
     def p_gep(self, op: str) -> Instruction:
         flags = self._flags(frozenset(["inbounds", "nuw", "nusw"]))
