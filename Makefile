@@ -1,6 +1,6 @@
 # irgrad: `make demo` and `make test` each set everything up (idempotently) and run.
 PY := .venv/bin/python
-EXTRAS ?= dev
+EXTRAS ?= dev,all
 
 .PHONY: setup demo test lint bench clean
 
