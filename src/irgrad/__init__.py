@@ -1,3 +1,46 @@
-"""irgrad: automatic differentiation of LLVM IR."""
+"""irgrad: automatic differentiation of LLVM IR.
+
+The Python API is loaded lazily (``import irgrad`` stays fast and imports neither llvmlite
+nor numba / torch / jax / tensorflow):
+
+    lib = irgrad.compile(source=code, language="c")
+    lib["f"](x, n); lib.autodiff("f", irgrad.Duplicated(x, dx), irgrad.Const(n))
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "compile": "irgrad.library",
+    "compile_c": "irgrad.library",
+    "Library": "irgrad.library",
+    "Function": "irgrad.callables",
+    "Active": "irgrad.activity",
+    "Const": "irgrad.activity",
+    "Duplicated": "irgrad.activity",
+    "DuplicatedNoNeed": "irgrad.activity",
+    "grad": "irgrad.numba_ad",
+    "vjp": "irgrad.numba_ad",
+    "jvp": "irgrad.numba_ad",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'irgrad' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+__all__ = ["__version__", *_EXPORTS]

@@ -1,0 +1,294 @@
+"""``lib.autodiff`` / ``lib.fwddiff`` (Enzyme's semantics) and ``gradient``/``vjp``/``jvp``.
+
+Arguments are raw values or activity wrappers (:mod:`irgrad.activity`). Without a wrapper
+(like C without a marker): a float scalar is Active in reverse mode (Const in forward
+mode: there is no tangent to take), arrays and integers are Const.
+
+* ``autodiff(f, *args, seed=1.0, return_primal=False)``: reverse mode. A floating-point
+  result is seeded with ``seed``. Derivatives are ADDED into the shadows of Duplicated
+  arrays (``+=``; the shadow of an array f writes is consumed, like in Enzyme). Returns the
+  tuple of the derivatives of the Active arguments in argument order, or
+  ``(derivatives, primal)`` with ``return_primal=True`` (then f runs once more).
+  ``Active(v)`` for a pointer parameter (a Fortran scalar passed by reference) boxes v.
+* ``fwddiff(f, *args, return_primal=False)``: forward mode, ``Duplicated(x, tangent)``.
+  Returns the tangent of a floating-point result (None for void), or ``(primal,
+  tangent)``; tangents of arrays f writes are stored into their shadows.
+* ``gradient(f, wrt)(*args)``, ``vjp(f, wrt, outputs)(*args, cotangent)``,
+  ``jvp(f, wrt, outputs)(*args, tangent)``: new arrays instead of accumulation. ``wrt``
+  and ``outputs`` are parameter indices or names, or sequences of them (then the result
+  is a tuple); ``outputs=None`` means f's floating-point return value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from irgrad.activity import ACTIVITY_CLASSES, Active, Const, Duplicated, DuplicatedNoNeed
+from irgrad.callables import Function, as_array, as_scalar, check_count, pointer_of, where
+from irgrad.errors import UsageError
+from irgrad.signature import Signature
+from irgrad.wrappers import DerivativeRequest
+
+if TYPE_CHECKING:
+    from irgrad.library import Library
+
+
+@dataclass
+class Prepared:
+    """One argument after normalization: activity, primal, shadow, boxed-Active flag."""
+
+    activity: str
+    value: Any
+    shadow: Any = None
+    boxed_active: bool = False
+
+
+def _prepare(sig: Signature, index: int, arg: Any, mode: str) -> Prepared:
+    spec = sig.args[index]
+    place = where(sig, index)
+    if isinstance(arg, type) and arg in ACTIVITY_CLASSES:
+        raise UsageError(f"{place}: pass a value, e.g. {arg.__name__}(x), not the class")
+    if isinstance(arg, Active):
+        if spec.kind == "pointer" and mode == "reverse":
+            value = as_array(spec, arg.value, place)
+            if value is None or value.size != 1:
+                raise UsageError(f"{place}: Active of a pointer parameter needs a scalar "
+                                 "(passed by reference); use Duplicated(x, dx) for arrays")  # fmt: skip
+            return Prepared("dup", value, np.zeros_like(value), boxed_active=True)
+        return Prepared("out", arg.value)
+    if isinstance(arg, Const):
+        return Prepared("const", arg.value)
+    if isinstance(arg, Duplicated | DuplicatedNoNeed):
+        act = "dup" if isinstance(arg, Duplicated) else "dupnoneed"
+        return Prepared(act, arg.value, arg.shadow)
+    if spec.kind == "float" and mode == "reverse":
+        return Prepared("out", arg)
+    return Prepared("const", arg)
+
+
+def _flatten(
+    lib: Library, sig: Signature, prepared: list[Prepared], request: DerivativeRequest,
+    seed: float,
+) -> tuple[list[Any], list[Any], np.ndarray]:  # fmt: skip
+    """ctypes values for the wrapper, objects to keep alive, and the result buffer."""
+    derivative = lib.derivative(request)
+    layout = derivative.layout
+    keep: list[Any] = []
+    values: list[Any] = []
+    out = np.zeros(max(1, len(layout.results)), dtype=np.float64)
+    for role, index in layout.params:
+        if role in ("primal", "shadow"):
+            spec, p = sig.args[index], prepared[index]
+            obj = p.value if role == "primal" else p.shadow
+            place = where(sig, index, "shadow of argument" if role == "shadow" else "argument")
+            if spec.kind == "pointer":
+                array = as_array(spec, obj, place)
+                if role == "shadow":
+                    _check_shadow(sig, index, prepared[index].value, array, place)
+                keep.append(array)
+                values.append(pointer_of(array))
+            else:
+                values.append(as_scalar(spec, obj, place))
+        elif role == "seed":
+            values.append(float(seed))
+        else:
+            values.append(pointer_of(out))
+    return values, keep, out
+
+
+def _check_shadow(sig: Signature, index: int, primal: Any, shadow: Any, place: str) -> None:
+    if shadow is None:
+        raise UsageError(f"{place}: a shadow array is required (got None)")
+    if isinstance(primal, np.ndarray) and primal.shape != shadow.shape:
+        raise UsageError(
+            f"{place}: shape {shadow.shape} does not match the argument's shape {primal.shape}"
+        )
+    if not shadow.flags.writeable:
+        raise UsageError(f"{place}: the shadow array must be writeable")
+
+
+def _resolve(lib: Library, name: str | Function) -> Signature:
+    return lib.signature(name)
+
+
+def autodiff(
+    lib: Library, name: str | Function, args: Sequence[Any], *, seed: float = 1.0,
+    return_primal: bool = False,
+) -> Any:  # fmt: skip
+    sig = _resolve(lib, name)
+    check_count(sig, args)
+    prepared = [_prepare(sig, i, a, "reverse") for i, a in enumerate(args)]
+    request = DerivativeRequest(sig.symbol, "reverse",
+                                tuple(p.activity for p in prepared), return_primal)  # fmt: skip
+    values, keep, out = _flatten(lib, sig, prepared, request, seed)
+    lib.derivative(request).call(*values)
+    del keep
+    results = lib.derivative(request).layout.results
+    derivs: dict[int, float] = {idx: float(out[j]) for j, (kind, idx) in enumerate(results)
+                                if kind == "derivative"}  # fmt: skip
+    found: list[float] = []
+    for i, p in enumerate(prepared):
+        if p.boxed_active:
+            found.append(float(p.shadow.reshape(-1)[0]))
+        elif p.activity == "out":
+            found.append(derivs[i])
+    grads = tuple(found)
+    if not return_primal:
+        return grads
+    primal = float(out[0]) if results and results[0][0] == "primal" else None
+    return grads, primal
+
+
+def fwddiff(
+    lib: Library, name: str | Function, args: Sequence[Any], *, return_primal: bool = False
+) -> Any:
+    sig = _resolve(lib, name)
+    check_count(sig, args)
+    prepared = [_prepare(sig, i, a, "forward") for i, a in enumerate(args)]
+    request = DerivativeRequest(sig.symbol, "forward",
+                                tuple(p.activity for p in prepared), return_primal)  # fmt: skip
+    values, keep, out = _flatten(lib, sig, prepared, request, 1.0)
+    derivative = lib.derivative(request)
+    derivative.call(*values)
+    del keep
+    got = {kind: float(out[j]) for j, (kind, _) in enumerate(derivative.layout.results)}
+    tangent = got.get("tangent")
+    return (got.get("primal"), tangent) if return_primal else tangent
+
+
+# --- conveniences -------------------------------------------------------------------------
+
+
+def _indices(sig: Signature, spec: Any) -> tuple[list[int], bool]:
+    """Parameter indices of ``spec`` and whether a single one was named."""
+    if isinstance(spec, int | str):
+        return [sig.index_of(spec)], True
+    if isinstance(spec, Sequence) and spec:
+        return [sig.index_of(s) for s in spec], False
+    raise UsageError(f"expected a parameter index or name, or a non-empty sequence: {spec!r}")
+
+
+def _zeros_like(sig: Signature, index: int, value: Any) -> np.ndarray:
+    spec = sig.args[index]
+    array = as_array(spec, value, where(sig, index))
+    if array is None:
+        raise UsageError(f"{where(sig, index)}: cannot differentiate with respect to None")
+    return np.zeros_like(array)
+
+
+def gradient(lib: Library, name: str | Function, wrt: Any = 0) -> Callable[..., Any]:
+    sig = _resolve(lib, name)
+    indices, single = _indices(sig, wrt)
+    if not sig.returns_float:
+        raise UsageError(f"gradient of {sig.name}: it returns {sig.ret_ir_type}, not a float; "
+                         "use lib.vjp(..., outputs=<output array>)")  # fmt: skip
+
+    def grad(*args: Any) -> Any:
+        return _reverse(lib, sig, args, indices, single, {}, 1.0)
+
+    return grad
+
+
+def _reverse(
+    lib: Library, sig: Signature, args: Sequence[Any], indices: list[int], single: bool,
+    output_seeds: dict[int, np.ndarray], seed: float,
+) -> Any:  # fmt: skip
+    check_count(sig, args)
+    wrapped: list[Any] = []
+    shadows: dict[int, np.ndarray] = {}
+    for i, value in enumerate(args):
+        spec = sig.args[i]
+        if i in output_seeds:
+            wrapped.append(Duplicated(value, output_seeds[i]))
+        elif i in indices and spec.kind == "pointer":
+            shadows[i] = _zeros_like(sig, i, value)
+            wrapped.append(Duplicated(value, shadows[i]))
+        elif i in indices:
+            wrapped.append(Active(value))
+        else:
+            wrapped.append(Const(value))
+    actives = iter(autodiff(lib, sig.symbol, wrapped, seed=seed))
+    results = [shadows[i] if i in shadows else next(actives) for i in indices]
+    return results[0] if single else tuple(results)
+
+
+def vjp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -> Callable[..., Any]:
+    sig = _resolve(lib, name)
+    indices, single = _indices(sig, wrt)
+    outs, single_out = ([], True) if outputs is None else _indices(sig, outputs)
+    if outputs is None and not sig.returns_float:
+        raise UsageError(f"vjp of {sig.name}: it returns {sig.ret_ir_type}; name the output "
+                         "arrays with outputs=")  # fmt: skip
+    _check_disjoint(sig, indices, outs)
+
+    def vjp_fn(*args_and_cotangent: Any) -> Any:
+        if not args_and_cotangent:
+            raise UsageError(f"vjp of {sig.name}: expected the arguments and a cotangent")
+        *args, cot = args_and_cotangent
+        if outputs is None:
+            return _reverse(lib, sig, args, indices, single, {}, float(cot))
+        cots = [cot] if single_out else list(cot)
+        if len(cots) != len(outs):
+            raise UsageError(f"vjp of {sig.name}: {len(outs)} cotangent(s) expected")
+        check_count(sig, args)
+        seeds = {}
+        for i, c in zip(outs, cots, strict=True):
+            buffer = _zeros_like(sig, i, args[i])
+            buffer[...] = np.asarray(c).reshape(buffer.shape)  # the reverse pass consumes it
+            seeds[i] = buffer
+        return _reverse(lib, sig, args, indices, single, seeds, 0.0)
+
+    return vjp_fn
+
+
+def jvp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -> Callable[..., Any]:
+    sig = _resolve(lib, name)
+    indices, single = _indices(sig, wrt)
+    outs, single_out = ([], True) if outputs is None else _indices(sig, outputs)
+    if outputs is None and not sig.returns_float:
+        raise UsageError(f"jvp of {sig.name}: it returns {sig.ret_ir_type}; name the output "
+                         "arrays with outputs=")  # fmt: skip
+    _check_disjoint(sig, indices, outs)
+
+    def jvp_fn(*args_and_tangent: Any) -> Any:
+        if not args_and_tangent:
+            raise UsageError(f"jvp of {sig.name}: expected the arguments and a tangent")
+        *args, tan = args_and_tangent
+        check_count(sig, args)
+        tangents = [tan] if single else list(tan)
+        if len(tangents) != len(indices):
+            raise UsageError(f"jvp of {sig.name}: {len(indices)} tangent(s) expected")
+        given = dict(zip(indices, tangents, strict=True))
+        wrapped: list[Any] = []
+        out_shadows: dict[int, np.ndarray] = {}
+        for i, value in enumerate(args):
+            if i in given:
+                t = given[i]
+                if sig.args[i].kind == "pointer":
+                    t = np.ascontiguousarray(t, dtype=sig.args[i].dtype or np.float64)
+                wrapped.append(Duplicated(value, t))
+            elif i in outs:
+                out_shadows[i] = _zeros_like(sig, i, value)
+                wrapped.append(Duplicated(value, out_shadows[i]))
+            else:
+                wrapped.append(Const(value))
+        tangent = fwddiff(lib, sig.symbol, wrapped)
+        if outputs is None:
+            return tangent
+        results = [out_shadows[i] for i in outs]
+        return results[0] if single_out else tuple(results)
+
+    return jvp_fn
+
+
+def _check_disjoint(sig: Signature, wrt: list[int], outs: list[int]) -> None:
+    both = sorted(set(wrt) & set(outs))
+    if both:
+        raise UsageError(f"{sig.name}: argument {both[0] + 1} is both in wrt and in outputs")
+
+
+__all__ = ["autodiff", "fwddiff", "gradient", "jvp", "vjp"]
