@@ -50,6 +50,10 @@ class DerivativeContext:
                 from irgrad.ad.reverse import create_primal_and_gradient
 
                 fn = create_primal_and_gradient(self, config)
+            elif config.mode in (DerivativeMode.REVERSE_PRIMAL, DerivativeMode.REVERSE_GRADIENT):
+                from irgrad.ad.augmented import create_augmented_pair
+
+                fn = create_augmented_pair(self, config)
             else:
                 raise DifferentiationError(
                     f"derivative mode {config.mode.value} is not supported yet "

@@ -3,12 +3,15 @@
 * intrinsics and C library functions with a rule (``llvm.fmuladd``, ``sin``...): the
   rule's partials;
 * memory intrinsics (memcpy/memmove/memset) and allocation functions: shadow memory;
-* calls to functions defined in the module: differentiated as calls. The forward pass
-  keeps the original call; the reverse pass calls the callee's combined gradient
-  ``diffe_g`` (through ``ctx.get_or_create``, so recursion works) with the looked-up
-  arguments, which re-runs g's forward pass and then its reverse. This is exact when g's
-  inputs are unchanged when the reverse pass reaches the call (the usual case for pure
-  callees and callees writing only their outputs); see the report in the module tests;
+* calls to functions defined in the module: differentiated as calls, like Enzyme.
+  :func:`augment_calls` (run on the forward pass) replaces an active call to ``g`` by a
+  call to g's *augmented primal* (it runs g, fills g's shadows and returns g's result and
+  a tape); the reverse pass calls g's *reverse* with that tape (looked up like any forward
+  value, so it is kept on the caller's own tape inside loops). Both come from
+  ``ctx.get_or_create`` (:mod:`irgrad.ad.augmented`), so recursion works. When
+  re-running g is provably exact (:func:`irgrad.ad.call_effects.cheap_call_is_exact`: g
+  writes nothing outside its frame and what it reads cannot change before the reverse
+  pass) the plain call stays and the reverse pass calls g's combined gradient instead;
 * inactive calls (printf, ...) stay in the forward pass only;
 * anything else with active arguments: ``No derivative found for``.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.ad.call_effects import cheap_call_is_exact
 from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.reverse_activity import (
     ALLOCATION_FUNCTIONS,
@@ -93,10 +97,8 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
         raise gu.error(f"No derivative found for {name}", call)
 
 
-def _reverse_defined_call(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
-                          b: IRBuilder) -> None:
-    if not _is_active_call(gu, call):
-        return
+def _call_config(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
+                 mode: DerivativeMode) -> FnConfig:
     arg_types: list[DiffeType] = []
     for a in call.args:
         if a.type.is_pointer and gu.is_shadowed(a):
@@ -106,12 +108,111 @@ def _reverse_defined_call(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
         else:
             arg_types.append(DiffeType.CONST)
     ret_active = gu.is_varied(call) and has_float(call.type)
-    config = FnConfig(
+    return FnConfig(
         function=fn,
-        mode=DerivativeMode.REVERSE_COMBINED,
+        mode=mode,
         arg_types=tuple(arg_types),
         return_type=DiffeType.OUT if ret_active else DiffeType.CONST,
     )
+
+
+def _call_tapes(gu: GradientUtils) -> dict[ir.CallBase, ir.Value]:
+    """Original call -> the forward value of its tape (for augmented calls)."""
+    tapes: dict[ir.CallBase, ir.Value] | None = getattr(gu, "call_tapes", None)
+    if tapes is None:
+        tapes = {}
+        gu.call_tapes = tapes  # type: ignore[attr-defined]
+    return tapes
+
+
+def augment_calls(gu: GradientUtils) -> None:
+    """Forward pass: active calls to defined functions that cannot simply be re-run in
+    the reverse pass call the callee's augmented primal instead (result + tape)."""
+    from irgrad.ad.augmented import augmented_pair
+
+    if gu.config.mode is not DerivativeMode.REVERSE_COMBINED and hasattr(gu, "sunk_stores"):
+        # split mode: the forward pass ends when the augmented primal returns, so no
+        # store may be sunk into the reverse pass (loads are never recomputed either:
+        # GradientUtils.load_is_stable)
+        gu.sunk_stores = []
+    tapes = _call_tapes(gu)
+    for bb in gu.orig.blocks:
+        if bb not in gu.reachable:
+            continue
+        for inst in list(bb.instructions):
+            if not isinstance(inst, ir.CallBase):
+                continue
+            fn = inst.called_function
+            if fn is None or fn.is_declaration or fn.name.startswith("llvm."):
+                continue
+            if not _is_active_call(gu, inst) or cheap_call_is_exact(gu, fn):
+                continue
+            if not isinstance(inst, ir.CallInst):
+                raise gu.error(f"No derivative found for {fn.name}: an invoke of a function "
+                               "that writes or reads overwritten memory is not supported",
+                               inst)
+            config = _call_config(gu, inst, fn, DerivativeMode.REVERSE_PRIMAL)
+            aug, _ = augmented_pair(gu.ctx, config)
+            fwd = gu.vmap[inst]
+            assert isinstance(fwd, ir.Instruction)
+            b = IRBuilder(position=fwd)
+            args: list[ir.Value] = []
+            for a, dt in zip(inst.args, config.arg_types, strict=True):
+                args.append(gu.primal(a))
+                if dt is DiffeType.DUP:
+                    args.append(gu.invert_pointer(a, inst))
+            res = b.call(aug, args, name=gu.fresh("aug." + fn.name))
+            if fn.return_type.is_void:
+                tape: ir.Value = res
+            else:
+                tape = b.extract_value(res, [0], name=gu.fresh("tape." + fn.name))
+                primal = b.extract_value(res, [1], name=gu.fresh(fwd.name or "call"))
+                fwd.replace_all_uses_with(primal)
+                gu.vmap[inst] = primal
+                gu.orig_of_new[primal] = inst
+            gu.orig_of_new.pop(fwd, None)
+            if gu.entry_marker is fwd:
+                gu.entry_marker = res  # type: ignore[assignment]
+            fwd.erase_from_parent()
+            tapes[inst] = tape
+
+
+def _reverse_augmented_call(gu: GradientUtils, call: ir.CallInst, fn: ir.Function,
+                            tape: ir.Value, b: IRBuilder) -> None:
+    from irgrad.ad.augmented import augmented_pair
+
+    config = _call_config(gu, call, fn, DerivativeMode.REVERSE_PRIMAL)
+    _, rev = augmented_pair(gu.ctx, config)
+    bb = call.parent
+    assert bb is not None
+    args: list[ir.Value] = []
+    for a, dt in zip(call.args, config.arg_types, strict=True):
+        args.append(gu.lookup_primal(a, bb))
+        if dt is DiffeType.DUP:
+            args.append(gu.lookup_shadow(a, bb, call))
+    if config.return_type is DiffeType.OUT:
+        args.append(gu.diffe(call, b))
+    args.append(gu.lookup(tape, bb))
+    result = b.call(rev, args)
+    k = 0
+    for a, dt in zip(call.args, config.arg_types, strict=True):
+        if dt is DiffeType.OUT:
+            gu.add_to_diffe(a, b.extract_value(result, [k]), b)
+            k += 1
+
+
+def _reverse_defined_call(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
+                          b: IRBuilder) -> None:
+    if not _is_active_call(gu, call):
+        return
+    tape = _call_tapes(gu).get(call)
+    if tape is not None:
+        assert isinstance(call, ir.CallInst)
+        _reverse_augmented_call(gu, call, fn, tape, b)
+        return
+    config = _call_config(gu, call, fn, DerivativeMode.REVERSE_COMBINED)
+    arg_types = config.arg_types
+    ret_active = config.return_type is DiffeType.OUT
     diffe_fn = gu.ctx.get_or_create(config)  # type: ignore[attr-defined]
     bb = call.parent
     assert bb is not None

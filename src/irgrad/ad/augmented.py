@@ -1,0 +1,310 @@
+"""Split reverse mode: the augmented primal and the reverse of a function (Enzyme's
+``DerivativeMode.REVERSE_PRIMAL`` / ``REVERSE_GRADIENT``).
+
+``augmented_<f>(args, shadows) -> {tape, result}`` (just ``tape`` for a void ``f``) runs
+f's forward pass: the primal computation, the shadow stores, the pushes onto f's value
+stack. ``reverse_<f>(args, shadows, [d_result], tape) -> {adjoints of OUT args}`` runs
+f's reverse pass from that tape and frees it. Between the two the caller may do anything
+to memory, so the tape holds everything the reverse pass needs:
+
+* the forward SSA values the reverse pass uses directly (values that dominate the
+  returns, e.g. the call results, the pred-index phis, the exit indices of loops);
+* the state of f's value stack (``{base, sp, cap}``: what loops pushed);
+* the index of the ``ret`` that was taken (when there are several);
+* the pointers of f's stack allocations that the reverse pass (or a callee's tape)
+  can reach: those allocas become ``malloc``s freed by the reverse.
+
+How: the combined derivative is synthesized as usual (with loads never recomputed, since
+the caller may overwrite memory), then cut in two. Its forward blocks go to the
+augmented primal, whose returns store the tape; its reverse blocks go to the reverse,
+whose new entry block loads the tape. Adjoint slots and loop counters (allocas only the
+reverse pass uses) are recreated in the reverse. Both functions are registered in the
+:class:`DerivativeContext` before the body exists, so recursive calls find them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.ad.cache import type_size
+from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ir.builder import IRBuilder
+
+if TYPE_CHECKING:
+    from irgrad.ad.gradient_utils import GradientUtils
+
+_DERIVED_OPCODES = ("getelementptr", "bitcast", "addrspacecast", "phi", "select", "freeze")
+
+
+def augmented_pair(ctx: object, config: FnConfig) -> tuple[ir.Function, ir.Function]:
+    """The (augmented primal, reverse) pair for ``config`` (any mode), made once."""
+    aug_cfg = replace(config, mode=DerivativeMode.REVERSE_PRIMAL)
+    rev_cfg = replace(config, mode=DerivativeMode.REVERSE_GRADIENT)
+    aug = ctx.get_or_create(aug_cfg)  # type: ignore[attr-defined]
+    rev = ctx.cache[rev_cfg]  # type: ignore[attr-defined]
+    return aug, rev
+
+
+def augmented_return_type(fn: ir.Function) -> ir.Type:
+    return ir.ptr if fn.return_type.is_void else ir.StructType([ir.ptr, fn.return_type])
+
+
+def create_augmented_pair(ctx: object, config: FnConfig) -> ir.Function:
+    """Synthesize and register both functions; return the one ``config.mode`` asks for."""
+    from irgrad.ad.reverse import _signature, _synthesize
+
+    orig = config.function
+    module: ir.Module = ctx.module  # type: ignore[attr-defined]
+    aug_cfg = replace(config, mode=DerivativeMode.REVERSE_PRIMAL)
+    rev_cfg = replace(config, mode=DerivativeMode.REVERSE_GRADIENT)
+    wft, names = _signature(aug_cfg)
+    has_dret = config.return_type is DiffeType.OUT and not orig.return_type.is_void
+    n_fwd = len(wft.params) - (1 if has_dret else 0)
+    aug = ir.Function(module.unique_name("augmented_" + orig.name),
+                      ir.FunctionType(augmented_return_type(orig), wft.params[:n_fwd]),
+                      "internal", names[:n_fwd])
+    rev = ir.Function(module.unique_name("reverse_" + orig.name),
+                      ir.FunctionType(wft.return_type, [*wft.params, ir.ptr]),
+                      "internal", [*names, "tape"])
+    work = ir.Function(module.unique_name("split_" + orig.name), wft, "internal", names)
+    for f in (aug, rev, work):
+        module.add_function(f)
+    ctx.register(aug_cfg, aug)  # type: ignore[attr-defined]
+    ctx.register(rev_cfg, rev)  # type: ignore[attr-defined]
+    try:
+        gu = _synthesize(ctx, aug_cfg, work)
+        _split(gu, work, aug, rev, n_fwd)
+    except BaseException:
+        for f in (aug, rev):
+            if f.parent is not None:
+                module.remove_function(f)
+        ctx.cache.pop(aug_cfg, None)  # type: ignore[attr-defined]
+        ctx.cache.pop(rev_cfg, None)  # type: ignore[attr-defined]
+        raise
+    finally:
+        if work.parent is not None:
+            module.remove_function(work)
+    return aug if config.mode is DerivativeMode.REVERSE_PRIMAL else rev
+
+
+# -- cutting the combined function in two ------------------------------------------------
+def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Function,
+           n_fwd: int) -> None:
+    rev_set = set(gu.rev_blocks)
+    fwd_blocks = [b for b in work.blocks if b not in rev_set]
+    rev_blocks = [b for b in work.blocks if b in rev_set]
+    fwd_set = set(fwd_blocks)
+    state = gu.tape.state if gu.tape is not None else None
+    slots = {a for a in _allocas(fwd_blocks) if a is not state and _is_slot(a, rev_set)}
+    heap = _heapify(gu, fwd_blocks, rev_set, slots, state)
+    needed = _needed(rev_blocks, fwd_set, heap, slots, state)
+    ret_blocks = [gu.forward_block(bb) for bb in gu.returns]
+    fields: list[ir.Type] = [v.type for v in needed]
+    if state is not None:
+        fields.append(gu.tape.state_type)  # type: ignore[union-attr]
+    if len(ret_blocks) > 1:
+        fields.append(ir.i32)
+    tape_type = ir.StructType(fields)
+    # -- the augmented primal: forward blocks, returns store the tape ------------------
+    for b in fwd_blocks:
+        work.blocks.remove(b)
+        aug.insert_basic_block(len(aug.blocks), b)
+    for k, (orig_bb, fb) in enumerate(zip(gu.returns, ret_blocks, strict=True)):
+        term = fb.terminator
+        assert term is not None
+        term.erase_from_parent()
+        bld = IRBuilder(fb)
+        tape: ir.Value = ir.ConstantPointerNull(ir.ptr)
+        if fields:
+            tape = bld.call(_libc(gu, "malloc", ir.ptr, [ir.i64]),
+                            [ir.ConstantInt(ir.i64, max(1, type_size(tape_type)))],
+                            name=gu.fresh("tape.out"))
+            for i, v in enumerate(needed):
+                bld.store(v, bld.struct_gep(tape_type, tape, i))
+            i = len(needed)
+            if state is not None:
+                st = bld.load(gu.tape.state_type, state)  # type: ignore[union-attr]
+                bld.store(st, bld.struct_gep(tape_type, tape, i))
+                i += 1
+            if len(ret_blocks) > 1:
+                bld.store(ir.ConstantInt(ir.i32, k), bld.struct_gep(tape_type, tape, i))
+        result = _primal_result(gu, orig_bb)
+        if result is None:
+            bld.ret(tape)
+        else:
+            agg = bld.insert_value(ir.UndefValue(aug.return_type), tape, [0])
+            bld.ret(bld.insert_value(agg, result, [1]))
+    _remap(aug, dict(zip(work.args[:n_fwd], aug.args, strict=True)))
+    # -- the reverse: a new entry loads the tape, then the reverse blocks --------------
+    entry = rev.append_basic_block("tape.in")
+    for b in rev_blocks:
+        work.blocks.remove(b)
+        rev.insert_basic_block(len(rev.blocks), b)
+    bld = IRBuilder(entry)
+    tape_arg = rev.args[-1]
+    vmap: dict[ir.Value, ir.Value] = dict(zip(work.args, rev.args, strict=False))
+    for i, v in enumerate(needed):
+        vmap[v] = bld.load(v.type, bld.struct_gep(tape_type, tape_arg, i),
+                           name=gu.fresh((v.name or "v") + ".tape"))
+    for a in slots:
+        vmap[a] = _recreate_slot(a, bld)
+    i = len(needed)
+    if state is not None:
+        st_type = gu.tape.state_type  # type: ignore[union-attr]
+        new_state = bld.alloca(st_type, name=gu.fresh("tape"))
+        bld.store(bld.load(st_type, bld.struct_gep(tape_type, tape_arg, i)), new_state)
+        vmap[state] = new_state
+        i += 1
+    heads = [gu.rev_head[bb] for bb in gu.returns]
+    if len(heads) > 1:
+        idx = bld.load(ir.i32, bld.struct_gep(tape_type, tape_arg, i))
+        bld.insert(ir.SwitchInst(idx, heads[0], [
+            (ir.ConstantInt(ir.i32, k), h) for k, h in enumerate(heads) if k > 0]))
+    elif heads:
+        bld.br(heads[0])
+    else:
+        bld.unreachable()
+    _remap(rev, vmap)
+    free = _libc(gu, "free", ir.void, [ir.ptr])
+    for b in rev.blocks:
+        term = b.terminator
+        if term is not None and term.opcode == "ret":
+            fb = IRBuilder(position=term)
+            for h in heap:
+                fb.call(free, [vmap[h]])
+            if fields:
+                fb.call(free, [tape_arg])
+
+
+def _primal_result(gu: GradientUtils, orig_bb: ir.BasicBlock) -> ir.Value | None:
+    term = orig_bb.terminator
+    assert term is not None
+    if not term.operands:
+        return None
+    return gu.primal(term.operands[0])
+
+
+def _libc(gu: GradientUtils, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:
+    return gu.libc(name, ir.FunctionType(ret, params))
+
+
+def _allocas(blocks: list[ir.BasicBlock]) -> list[ir.AllocaInst]:
+    return [i for b in blocks for i in b.instructions if isinstance(i, ir.AllocaInst)]
+
+
+def _is_slot(a: ir.AllocaInst, rev_set: set[ir.BasicBlock]) -> bool:
+    """Only the reverse pass uses it (adjoint slots, loop counters): forward uses are at
+    most constant initializing stores in the entry block."""
+    entry = a.parent
+    for u in a.users:
+        if not isinstance(u, ir.Instruction):
+            return False
+        if u.parent in rev_set:
+            continue
+        if not (isinstance(u, ir.StoreInst) and u.pointer is a and u.value is not a
+                and isinstance(u.value, ir.Constant) and u.parent is entry):
+            return False
+    return True
+
+
+def _recreate_slot(a: ir.AllocaInst, bld: IRBuilder) -> ir.Value:
+    new = bld.alloca(a.allocated_type, name=a.name)
+    for u in a.users:
+        if isinstance(u, ir.StoreInst) and u.parent is a.parent:
+            bld.store(u.value, new)
+    return new
+
+
+def _derived(a: ir.Value) -> set[ir.Value]:
+    out = {a}
+    work = [a]
+    while work:
+        v = work.pop()
+        for u in v.users:
+            if isinstance(u, ir.Instruction) and u.opcode in _DERIVED_OPCODES \
+                    and u.type.is_pointer and u not in out:
+                out.add(u)
+                work.append(u)
+    return out
+
+
+def _escapes(ptrs: set[ir.Value], rev_set: set[ir.BasicBlock]) -> bool:
+    """Reachable from the reverse pass (or stored / passed to a call, whose tape may
+    keep it)."""
+    for p in ptrs:
+        for u in p.users:
+            if not isinstance(u, ir.Instruction):
+                return True
+            if u.parent in rev_set:
+                return True
+            if isinstance(u, ir.StoreInst) and u.value is p:
+                return True
+            if isinstance(u, ir.CallBase):
+                name = u.called_function.name if u.called_function is not None else ""
+                if not name.startswith(("llvm.lifetime", "llvm.memset", "llvm.memcpy",
+                                        "llvm.memmove", "llvm.dbg")):
+                    return True
+    return False
+
+
+def _heapify(gu: GradientUtils, fwd_blocks: list[ir.BasicBlock], rev_set: set[ir.BasicBlock],
+             slots: set[ir.AllocaInst], state: ir.Value | None) -> list[ir.Value]:
+    """Stack memory the reverse pass can reach becomes heap memory (freed by the reverse)."""
+    entry = fwd_blocks[0]
+    out: list[ir.Value] = []
+    for a in _allocas(fwd_blocks):
+        if a in slots or a is state:
+            continue
+        ptrs = _derived(a)
+        if not _escapes(ptrs, rev_set):
+            continue
+        count = a.count
+        n = 1
+        if count is not None:
+            if not isinstance(count, ir.ConstantInt):
+                raise gu.error("split-mode derivative: a variable-size stack allocation the "
+                               "reverse pass needs is not supported yet", a)
+            n = count.value
+        if a.parent is not entry:
+            raise gu.error("split-mode derivative: a stack allocation outside the entry "
+                           "block that the reverse pass needs is not supported yet", a)
+        for p in ptrs:
+            for u in list(p.users):
+                if isinstance(u, ir.CallBase) and u.called_function is not None and \
+                        u.called_function.name.startswith("llvm.lifetime"):
+                    u.erase_from_parent()
+        bld = IRBuilder(position=a)
+        size = max(1, type_size(a.allocated_type) * n)
+        m = bld.call(_libc(gu, "malloc", ir.ptr, [ir.i64]), [ir.ConstantInt(ir.i64, size)],
+                     name=gu.fresh((a.name or "local") + ".heap"))
+        a.replace_all_uses_with(m)
+        a.erase_from_parent()
+        out.append(m)
+    return out
+
+
+def _needed(rev_blocks: list[ir.BasicBlock], fwd_set: set[ir.BasicBlock], heap: list[ir.Value],
+            slots: set[ir.AllocaInst], state: ir.Value | None) -> list[ir.Value]:
+    """Forward values the reverse blocks use (in a stable order), plus the heap locals."""
+    seen: dict[ir.Value, None] = dict.fromkeys(heap)
+    for b in rev_blocks:
+        for inst in b.instructions:
+            for op in inst.operands:
+                if isinstance(op, ir.BasicBlock):
+                    if op in fwd_set:
+                        raise AssertionError("reverse block branches into the forward pass")
+                    continue
+                if isinstance(op, ir.Instruction) and op.parent in fwd_set and \
+                        op not in slots and op is not state:
+                    seen[op] = None
+    return list(seen)
+
+
+def _remap(fn: ir.Function, vmap: dict[ir.Value, ir.Value]) -> None:
+    for inst in fn.instructions():
+        for k, op in enumerate(inst.operands):
+            m = vmap.get(op)
+            if m is not None:
+                inst.set_operand(k, m)

@@ -1,0 +1,107 @@
+"""Which calls to defined functions may keep the cheap path in reverse mode.
+
+A call to a defined function ``g`` is differentiated either
+
+* the *cheap* way: the forward pass keeps the plain call and the reverse pass calls g's
+  combined gradient, which runs g's forward pass a second time. That is only exact when
+  re-running g changes nothing (g writes no memory outside its own stack frame and has no
+  other side effect) and sees the same inputs (the memory g reads is not overwritten
+  between the call and the reverse pass); or
+* Enzyme's way (:mod:`irgrad.ad.augmented`): the forward pass calls g's augmented primal,
+  which returns a tape, and the reverse pass calls g's reverse with that tape.
+
+:func:`cheap_call_is_exact` decides, conservatively.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.ad.config import DerivativeMode
+from irgrad.ad.reverse_activity import callee_name, is_ignored_intrinsic, underlying_object
+
+if TYPE_CHECKING:
+    from irgrad.ad.gradient_utils import GradientUtils
+
+_MEMORY_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
+
+
+class Effects:
+    """What a function may do to memory that is not its own stack frame."""
+
+    def __init__(self) -> None:
+        self.writes = False  # stores, memory intrinsics, unknown or external calls
+        self.reads = False  # loads of memory that is not a local alloca
+
+
+def _is_local(fn: ir.Function, pointer: ir.Value) -> bool:
+    base = underlying_object(pointer)
+    return isinstance(base, ir.AllocaInst) and base.function is fn
+
+
+def function_effects(fn: ir.Function, seen: set[ir.Function] | None = None) -> Effects:
+    """The effects of ``fn`` and (transitively) of the defined functions it calls."""
+    seen = set() if seen is None else seen
+    seen.add(fn)
+    out = Effects()
+    for inst in fn.instructions():
+        if isinstance(inst, ir.LoadInst):
+            if inst.volatile or inst.is_atomic:
+                out.writes = True
+            elif not _is_local(fn, inst.pointer):
+                out.reads = True
+        elif isinstance(inst, ir.StoreInst):
+            if inst.volatile or inst.is_atomic or not _is_local(fn, inst.pointer):
+                out.writes = True
+        elif isinstance(inst, ir.AtomicRMWInst | ir.AtomicCmpXchgInst | ir.FenceInst):
+            out.writes = True
+        elif isinstance(inst, ir.CallBase):
+            _call_effects(fn, inst, seen, out)
+        if out.writes and out.reads:
+            break
+    return out
+
+
+def _call_effects(fn: ir.Function, call: ir.CallBase, seen: set[ir.Function],
+                  out: Effects) -> None:
+    from irgrad.ad.rules import lookup_call
+
+    name = callee_name(call)
+    callee = call.called_function
+    if name is None or callee is None:
+        out.writes = True
+        return
+    if is_ignored_intrinsic(name):
+        return
+    if name.startswith(_MEMORY_INTRINSICS):
+        dst_local = _is_local(fn, call.args[0])
+        out.writes |= not dst_local
+        if not name.startswith("llvm.memset"):
+            out.reads |= not _is_local(fn, call.args[1])
+        return
+    if name.startswith("llvm."):
+        return  # arithmetic intrinsics (fmuladd, sin, ...)
+    if callee.is_declaration:
+        if lookup_call(name) is not None:
+            return  # libm with a rule (errno aside, no effect on user data)
+        out.writes = True  # malloc, printf, anything external
+        return
+    if callee in seen:
+        return
+    inner = function_effects(callee, seen)
+    out.writes |= inner.writes
+    out.reads |= inner.reads
+
+
+def cheap_call_is_exact(gu: GradientUtils, callee: ir.Function) -> bool:
+    """May ``callee`` be differentiated by re-running it in the caller's reverse pass?"""
+    eff = function_effects(callee)
+    if eff.writes:
+        return False
+    if not eff.reads:
+        return True
+    # it reads memory: exact only if nothing can overwrite that memory before the reverse
+    # pass runs, i.e. the caller is a combined derivative (its reverse follows its forward
+    # directly) that writes nothing at all
+    return gu.config.mode is DerivativeMode.REVERSE_COMBINED and not gu.activity.writes
