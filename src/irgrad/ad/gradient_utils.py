@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from irgrad import ir
 from irgrad.ad.cache import LookupPlanner, Tape
-from irgrad.ad.config import FnConfig
+from irgrad.ad.config import DerivativeMode, FnConfig
 from irgrad.ad.emit import fp_constant
 from irgrad.ad.reverse_activity import ReverseActivity, has_float
 from irgrad.ad.reverse_loops import LoopCounters
@@ -179,6 +179,8 @@ class GradientUtils:
         return orig_bb not in self.in_cycle and orig_bb in self.dominates_exit
 
     def load_is_stable(self, load: ir.LoadInst) -> bool:
+        if self.config.mode is not DerivativeMode.REVERSE_COMBINED:
+            return False  # split mode: memory may change between augmented and reverse
         primal = self.shadow_primal.get(load, load)
         orig = self.orig_of_new.get(primal)
         if not isinstance(orig, ir.LoadInst):
