@@ -28,9 +28,19 @@ _EXPORTS: dict[str, str] = {
     "vjp": "irgrad.numba_ad",
     "jvp": "irgrad.numba_ad",
 }
+# framework integrations: ``irgrad.torch`` etc., imported (with the framework) on first use
+_SUBMODULES: dict[str, str] = {
+    "torch": "irgrad.integrations.torch",
+    "jax": "irgrad.integrations.jax",
+    "tensorflow": "irgrad.integrations.tensorflow",
+}
 
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        submodule = importlib.import_module(_SUBMODULES[name])
+        globals()[name] = submodule
+        return submodule
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'irgrad' has no attribute {name!r}")
@@ -40,7 +50,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+    return sorted([*globals(), *_EXPORTS, *_SUBMODULES])
 
 
 __all__ = ["__version__", *_EXPORTS]
