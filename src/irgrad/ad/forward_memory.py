@@ -213,14 +213,42 @@ def _visit_alloc(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
             base = fp.tangent(call.args[0])
             lanes = base if isinstance(base, list) else [base]
             src = lanes[len(shadows)] if base is not None else ir.ConstantPointerNull(ir.ptr)
-            sh = _copy(fp, call, {call.args[0]: src})  # type: ignore[dict-item]
+            sh = _realloc_shadow(fp, call, src)  # type: ignore[arg-type]
         else:
             sh = _copy(fp, call, {})
         if name in ("malloc", "_Znwm", "_Znam", "aligned_alloc"):
-            size = call.args[-1] if name == "aligned_alloc" else call.args[0]
+            size: ir.Value = call.args[-1] if name == "aligned_alloc" else call.args[0]
+            if fp.ctx.module.get_function("realloc") is not None:
+                # a later realloc copies the whole usable block: zero all of it
+                size = fp.b.call(_usable_size(fp), [sh], name="'malloc.usable")
             fp.b.memset(sh, 0, size)
         shadows.append(sh)
     fp.tangents[call] = shadows[0] if fp.width == 1 else shadows
+
+
+def _usable_size(fp: ForwardPass) -> ir.Function:
+    return fp.b.get_or_insert_function("malloc_usable_size",
+                                       ir.FunctionType(ir.i64, [ir.ptr]))
+
+
+def _realloc_shadow(fp: ForwardPass, call: ir.CallInst, old: ir.Value) -> ir.Value:
+    """``realloc`` of the shadow whose grown part is zeroed: realloc copies the old bytes
+    and leaves the rest undefined, but a tangent must start at zero. The old and new sizes
+    are the allocations' usable sizes (``malloc_usable_size``; 0 for null), so
+    ``[old usable, new usable)`` is cleared after the call. Shadows irgrad allocates with
+    malloc are zeroed over their usable size when the module reallocs; a shadow the user
+    allocates should be zeroed the same way (calloc does in glibc)."""
+    b = fp.b
+    usable = _usable_size(fp)
+    old_size = b.call(usable, [old], name="'realloc.old.size")
+    sh = _copy(fp, call, {call.args[0]: old})
+    new_size = b.call(usable, [sh], name="'realloc.new.size")
+    grown = b.icmp("ugt", new_size, old_size)
+    length = b.select(grown, b.sub(new_size, old_size), ir.ConstantInt(ir.i64, 0),
+                      name="'realloc.grown")
+    tail = b.gep(ir.i8, sh, [old_size], name="'realloc.tail")
+    b.memset(tail, 0, length)
+    return sh
 
 
 def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
