@@ -1,7 +1,7 @@
 """The on-disk cache of compiled libraries.
 
-Key: SHA-256 of (irgrad version, a fingerprint of irgrad's own compiler modules, llvmlite
-version, language, optimization level, flags, and every source's name and contents). An
+Key: SHA-256 of (irgrad version, a fingerprint of irgrad's own compiler modules (sizes and
+modification times: code changed in development is never reused), language, optimization level, flags, and every source's name and contents). An
 entry is a directory ``<cache>/<key[:2]>/<key>/`` holding
 
     library.json   signatures of the functions, language, runtimes to preload
@@ -46,22 +46,28 @@ def default_cache_dir() -> Path:
 @functools.cache
 def irgrad_fingerprint() -> str:
     """irgrad's version plus size/mtime of its compiler modules (stale code never reused)."""
-    import llvmlite
-
     import irgrad
 
-    root = Path(irgrad.__file__).parent
-    h = hashlib.sha256(f"{irgrad.__version__}|{llvmlite.__version__}".encode())
-    files = [root / name for name in _FINGERPRINTED_FILES]
+    root = os.path.dirname(irgrad.__file__)
+    h = hashlib.sha256(irgrad.__version__.encode())
+    entries: list[str] = []
+    for name in _FINGERPRINTED_FILES:
+        entries.append(_stat_line(root, name))
     for sub in _FINGERPRINTED:
-        files += sorted((root / sub).rglob("*.py"))
-    for path in files:
-        try:
-            st = path.stat()
-        except OSError:
-            continue
-        h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}".encode())
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, sub)):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+            rel = os.path.relpath(dirpath, root)
+            entries += [_stat_line(root, os.path.join(rel, f)) for f in filenames if f.endswith(".py")]
+    h.update("\n".join(sorted(entries)).encode())
     return h.hexdigest()
+
+
+def _stat_line(root: str, rel: str) -> str:
+    try:
+        st = os.stat(os.path.join(root, rel))
+    except OSError:
+        return f"{rel}:missing"
+    return f"{rel}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def library_key(

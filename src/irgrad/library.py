@@ -128,7 +128,7 @@ class Library:
         if self._primal is None:
             from irgrad.native import load_shared
 
-            self._primal = load_shared(self.entry.file("primal.so"), self.runtimes)
+            self._primal = load_shared(self.entry.file("primal.so"))
         return self._primal
 
     # --- derivatives ---------------------------------------------------------------------
@@ -158,7 +158,7 @@ class Library:
                 )
                 self.entry.write_json(f"{name}.json", {"symbol": layout.symbol})
                 self.derivatives_built += 1
-            handle = load_shared(so_path, self.runtimes)
+            handle = load_shared(so_path)
             argtypes = []
             for role, index in layout.params:
                 if role in ("primal", "shadow"):

@@ -14,12 +14,12 @@ import ctypes
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import llvmlite.binding as llvm
+from irgrad.errors import LLVMError
 
-from irgrad.llvm.load import parse_llvm
-from irgrad.llvm.objects import LinkOptions, emit_object, link
-from irgrad.pipeline import PipelineOptions, run_pipeline
+if TYPE_CHECKING:  # llvmlite is imported only to build (loading from the cache is cheap)
+    import llvmlite.binding as llvm
 
 _CXX_PREFIXES = ("_Z", "__cxa_", "__gxx_")
 _RUST_PREFIXES = ("_RN", "rust_", "__rust", "_ZN4core", "_ZN3std", "_ZN5alloc")
@@ -47,6 +47,10 @@ def build_shared(
     runtimes: list[str],
 ) -> Path:
     """Compile IR ``text`` through the pipeline into the shared library ``output``."""
+    from irgrad.llvm.load import parse_llvm
+    from irgrad.llvm.objects import LinkOptions, emit_object, link
+    from irgrad.pipeline import PipelineOptions, run_pipeline
+
     needs_ad = "__enzyme_" in text
     options = PipelineOptions(opt_level=opt_level, through_ir_model=needs_ad)
     module = run_pipeline(parse_llvm(text, filename), filename=filename, options=options)
@@ -55,30 +59,48 @@ def build_shared(
         obj = Path(tmp) / "module.o"
         emit_object(module, obj, opt_level=opt_level)
         built = Path(tmp) / output.name
+        inputs: list[str | Path] = [obj]
+        rpaths: list[str] = []
+        if "fortran" in runtimes:  # flang's runtime as a shared library, found by rpath
+            runtime = fortran_runtime()
+            inputs.append(runtime)
+            rpaths.append(str(runtime.parent))
         link(
-            [obj],
+            inputs,
             built,
             LinkOptions(
                 shared=True,
                 cplusplus="c++" in runtimes,
                 rust="rust" in runtimes,
                 extra_flags=["-Wl,-Bsymbolic"],
+                rpaths=rpaths,
             ),
         )
         os.replace(built, output)
     return output
 
 
-def load_shared(path: Path, runtimes: list[str]) -> ctypes.CDLL:
-    """dlopen a library built by :func:`build_shared` (runtimes loaded first)."""
+def fortran_runtime() -> Path:
+    """The shared copy of flang's runtime that irgrad's JIT support builds (once)."""
     from irgrad.llvm import jit
 
-    jit.load_library("m")
-    if "fortran" in runtimes:
-        jit.load_fortran_runtime()
-    if "c++" in runtimes:
-        jit.load_library("libstdc++.so.6")
-    return ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+    jit.load_fortran_runtime()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "irgrad"
+    found = sorted(cache.glob("libflang_rt-*.so"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise LLVMError(f"the shared Fortran runtime was not found in {cache}")
+    return found[-1]
+
+
+def load_shared(path: Path) -> ctypes.CDLL:
+    """dlopen a library built by :func:`build_shared` (its runtimes are DT_NEEDED)."""
+    try:
+        return ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+    except OSError as exc:
+        raise LLVMError(
+            f"loading the compiled library failed: {exc} (every function the code calls "
+            "must be defined in the sources or in a library loaded into the process)"
+        ) from None
 
 
 __all__ = ["build_shared", "load_shared", "runtimes_of"]
