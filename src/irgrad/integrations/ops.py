@@ -29,7 +29,9 @@ def infos(arrays: Sequence[Any]) -> list[ShapeInfo]:
 
 
 def _c_array(spec: FunctionSpec, name: str, value: Any) -> np.ndarray:
-    return np.asarray(value, dtype=spec.c_dtype(name), order="C")
+    """A C-contiguous, writeable array of the C type (framework buffers may be read-only)."""
+    array = np.asarray(value, dtype=spec.c_dtype(name), order="C")
+    return array if array.flags.writeable else array.copy()
 
 
 def _item(value: np.ndarray, batched: bool, b: int | None) -> np.ndarray:

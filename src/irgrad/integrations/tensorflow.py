@@ -113,6 +113,7 @@ def function(
     spec = make_spec(lib, name, signature, inputs=inputs, outputs=outputs, sizes=sizes,
                      constants=constants, nondiff=nondiff, convert=convert)
 
+    @tf.autograph.experimental.do_not_convert  # plain Python: UsageError stays UsageError
     def op(*args: Any) -> Any:
         return apply(spec, *args)
 
