@@ -22,14 +22,15 @@ from irgrad.errors import UsageError
 from irgrad.signature import CTYPES, ArgSpec, Signature
 
 
-def ctype_of(ir_type: str, dtype: str | None) -> Any:
+def ctype_of(ir_type: str, dtype: str | None, kind: str = "") -> Any:
     """The ctypes type passing a value of ``ir_type`` (None for void)."""
     if ir_type == "void":
         return None
-    if ir_type == "ptr":
+    if ir_type == "ptr" and kind != "unsupported":
         return ctypes.c_void_p
     if dtype is None or dtype not in CTYPES:
-        raise UsageError(f"values of LLVM type {ir_type} cannot be passed from Python")
+        what = "pointers to pointers" if ir_type == "ptr" else f"values of LLVM type {ir_type}"
+        raise UsageError(f"{what} cannot be passed from Python")
     return CTYPES[dtype]
 
 
@@ -112,7 +113,12 @@ class Function:
         self.signature = signature
         self.name = signature.name
         self._owner = owner  # keeps the library (and its code) alive
-        argtypes = [ctype_of(a.ir_type, a.dtype) for a in signature.args]
+        argtypes = []
+        for i, a in enumerate(signature.args):
+            try:
+                argtypes.append(ctype_of(a.ir_type, a.dtype, a.kind))
+            except UsageError as exc:
+                raise UsageError(f"{where(signature, i, 'parameter')}: {exc.message}") from None
         self._cfunc = ctypes.CFUNCTYPE(
             ctype_of(signature.ret_ir_type, signature.ret_dtype), *argtypes
         )(address)

@@ -140,6 +140,7 @@ class DIType:
     pointer: bool
     dtype: str | None
     struct: bool = False
+    nested: bool = False  # a pointer to a pointer (double **)
 
 
 class DebugInfo:
@@ -192,8 +193,9 @@ class DebugInfo:
             if tag in ("DW_TAG_pointer_type", "DW_TAG_reference_type",
                        "DW_TAG_rvalue_reference_type"):  # fmt: skip
                 inner = self._resolve(base, depth + 1) if base else None
-                dtype = inner.dtype if inner is not None and not inner.pointer else None
-                return DIType(True, dtype)
+                nested = inner is not None and inner.pointer
+                dtype = inner.dtype if inner is not None and not nested else None
+                return DIType(True, dtype, nested=nested)
             return self._resolve(base, depth + 1) if base else None
         if body.startswith("!DICompositeType("):
             if _field(body, "tag") == "DW_TAG_array_type" and base:
@@ -228,6 +230,8 @@ def scalar_dtype(ir_type: str, unsigned: bool = False) -> str | None:
 def make_arg(name: str, ir_type: str, attrs: tuple[str, ...], di: DIType | None) -> ArgSpec:
     """One parameter's spec from its IR type and what debug info says about it."""
     if ir_type == "ptr":
+        if di is not None and di.nested:
+            return ArgSpec(name, "ptr", "unsupported", None, attrs)
         dtype = di.dtype if di is not None else None
         return ArgSpec(name, ir_type, "pointer", dtype, attrs)
     if ir_type in ("double", "float"):
