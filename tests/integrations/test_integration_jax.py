@@ -108,7 +108,7 @@ def test_wrong_inputs_give_clear_errors(lib: Any) -> None:
     x = jnp.ones(3)
     with pytest.raises(UsageError, match="dimension 'n' is 3 from input 'x' but 2"):
         jax.jit(f)(x, x[:2])
-    with pytest.raises(UsageError, match="input 'x' must be float64 .*got float32"):
+    with pytest.raises(UsageError, match=r"input 'x' must be float64 .*got float32"):
         jax.grad(lambda x: f(x, jnp.ones(3)).sum())(x.astype(jnp.float32))
     with pytest.raises(UsageError, match="expected 2 inputs \\(x, w\\), got 1"):
         f(x)

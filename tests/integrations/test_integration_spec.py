@@ -75,7 +75,7 @@ def test_bind_errors(lib: Any) -> None:
         ops.primal(spec, [z((2, 4)), z((1, 2, 4))])
     with pytest.raises(UsageError, match="batch sizes differ: 'A' has 5 items, 'x' has 6"):
         ops.primal(spec, [z((5, 2, 4)), z((6, 4))])
-    with pytest.raises(UsageError, match="input 'x' must be float64 .*'double \\*'.*got float32"):
+    with pytest.raises(UsageError, match=r"input 'x' must be float64 .*'double \*'.*got float32"):
         ops.primal(spec, [z((2, 4)), z(4, np.float32)])
     with pytest.raises(UsageError, match="expected 2 inputs \\(A, x\\), got 1"):
         ops.primal(spec, [z((2, 4))])

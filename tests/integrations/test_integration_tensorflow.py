@@ -101,7 +101,7 @@ def test_wrong_inputs_give_clear_errors(lib: Any) -> None:
     x = tf.ones(3, tf.float64)
     with pytest.raises(UsageError, match="dimension 'n' is 3 from input 'x' but 2"):
         f(x, x[:2])
-    with pytest.raises(UsageError, match="input 'x' must be float64 .*got float32"):
+    with pytest.raises(UsageError, match=r"input 'x' must be float64 .*got float32"):
         f(tf.ones(3), x)
     with pytest.raises(UsageError, match="expected 2 inputs \\(x, w\\), got 1"):
         f(x)

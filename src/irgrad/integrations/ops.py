@@ -9,16 +9,22 @@ inputs ``Active``; outputs are ``Duplicated(scratch, cotangent copy)`` so the se
 consumed where Enzyme expects it; a floating-point return is seeded with its cotangent.
 Shared (unbatched) inputs of a batch keep one shadow for every item: Enzyme *adds* into
 shadows, so their gradient is the sum over the batch without extra work.
+
+Inputs without a wanted gradient are ``Const``. When the C code mixes such a pointer with
+an active one (``p = s == 0 ? x0 : out``), irgrad cannot give the constant a shadow and
+refuses the derivative (DifferentiationError); the spec then switches to scratch shadows
+for every floating-point pointer input and the call is repeated, once per spec.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from irgrad.activity import Active, Const, Duplicated
+from irgrad.errors import DifferentiationError
 from irgrad.integrations.spec import RETURN, Binding, FunctionSpec, ShapeInfo
 
 Arrays = list[np.ndarray]
@@ -87,6 +93,13 @@ def vjp(
     wanted: Sequence[bool] | None = None,
 ) -> list[np.ndarray | None]:
     """Gradients of ``sum(cotangent * output)`` w.r.t. each input (None: not wanted)."""
+    return _with_shadow_fallback(spec, lambda: _vjp(spec, arrays, cotangents, wanted))
+
+
+def _vjp(
+    spec: FunctionSpec, arrays: Sequence[Any], cotangents: Sequence[Any | None],
+    wanted: Sequence[bool] | None,
+) -> list[np.ndarray | None]:
     binding = spec.bind(infos(arrays))
     wanted = [True] * len(spec.inputs) if wanted is None else list(wanted)
     wanted = [w and spec.differentiable(n) for n, w in zip(spec.inputs, wanted, strict=True)]
@@ -114,6 +127,8 @@ def vjp(
                 g = grads[i]
                 assert g is not None
                 args[name] = Duplicated(x_b, _item(g, batched, b))
+            elif _needs_scratch(spec, name):
+                args[name] = Duplicated(x_b, np.zeros_like(x_b))
             else:
                 args[name] = Const(x_b)
         seed = None
@@ -141,6 +156,12 @@ def jvp(
     spec: FunctionSpec, arrays: Sequence[Any], tangents: Sequence[Any | None]
 ) -> tuple[Arrays, Arrays]:
     """Outputs and their tangents for input tangents (None: zero tangent)."""
+    return _with_shadow_fallback(spec, lambda: _jvp(spec, arrays, tangents))
+
+
+def _jvp(
+    spec: FunctionSpec, arrays: Sequence[Any], tangents: Sequence[Any | None]
+) -> tuple[Arrays, Arrays]:
     binding = spec.bind(infos(arrays))
     xs = [_c_array(spec, n, a) for n, a in zip(spec.inputs, arrays, strict=True)]
     ts = [
@@ -157,7 +178,9 @@ def jvp(
             x_b = _item(x, batched, b)
             scalar = spec.param(name).kind == "float"
             value = _scalar(spec, name, x_b) if scalar else x_b
-            if t is None:
+            if t is None and _needs_scratch(spec, name):
+                args[name] = Duplicated(value, np.zeros_like(x_b))
+            elif t is None:
                 args[name] = Const(value)
             else:
                 t_b = _item(t, batched, b)
@@ -176,6 +199,21 @@ def jvp(
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _needs_scratch(spec: FunctionSpec, name: str) -> bool:
+    return (spec.shadow_all_inputs and spec.param(name).kind == "pointer"
+            and spec.c_dtype(name).kind == "f")
+
+
+def _with_shadow_fallback(spec: FunctionSpec, run: Callable[[], Any]) -> Any:
+    try:
+        return run()
+    except DifferentiationError:
+        if spec.shadow_all_inputs:
+            raise
+        spec.shadow_all_inputs = True
+        return run()
 
 
 def _new_outputs(spec: FunctionSpec, binding: Binding) -> Arrays:

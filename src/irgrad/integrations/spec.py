@@ -17,7 +17,8 @@ Two forms say the same thing::
              sizes={"n": lambda x, w: x.shape[0]})                 # explicit
 
 In the string form a dimension is a name, an integer or ``integer*name`` (``[2*l, 4*b]``);
-an integer C parameter with the name of a dimension receives its value; ``a`` (no
+an integer C parameter with the name of a dimension receives its value (an integer
+constant, ``constants={"steps": 50}``, can be a dimension, e.g. of an output); ``a`` (no
 brackets) is a floating-point scalar parameter, ``a[]`` a pointer to one element, and
 ``return`` (outputs only) the function's floating-point return value. Input ranks are
 known in the string form (or from ``inputs={"x": 1, ...}``), so an input with one extra
@@ -96,6 +97,10 @@ class FunctionSpec:
     constants: dict[str, Any] = field(default_factory=dict)
     nondiff: frozenset[str] = frozenset()
     convert: bool = False
+    # Set when a derivative with Const pointer inputs failed ("mixed activity": e.g. a
+    # select between a constant input and an active buffer); from then on every
+    # floating-point pointer input gets a shadow (a scratch one when no gradient is wanted).
+    shadow_all_inputs: bool = False
 
     # ---- parameter facts
 
@@ -191,8 +196,9 @@ class FunctionSpec:
         return batched, batch
 
     def _bind_dims(self, items: Sequence[ShapeInfo]) -> dict[str, int]:
-        values: dict[str, int] = {}
-        origin: dict[str, str] = {}
+        values: dict[str, int] = {
+            k: int(v) for k, v in self.constants.items() if self.param(k).kind == "int"}
+        origin: dict[str, str] = {k: f"constant {k}" for k in values}
         for name, info in zip(self.inputs, items, strict=True):
             for axis, (dim, extent) in enumerate(
                 zip(self.input_dims[name] or (), info.shape, strict=False)
@@ -211,9 +217,11 @@ class FunctionSpec:
                     )
                 value = extent // dim.factor
                 if dim.name in values and values[dim.name] != value:
+                    source = origin[dim.name]
+                    source = source if source.startswith("constant") else f"input '{source}'"
                     raise UsageError(
                         f"{self.where()}: dimension '{dim.name}' is {values[dim.name]} from "
-                        f"input '{origin[dim.name]}' but {value} from input '{name}' "
+                        f"{source} but {value} from input '{name}' "
                         f"(shape {tuple(info.shape)})"
                     )
                 values[dim.name] = value
@@ -357,6 +365,7 @@ def make_spec(
 
 def _check_output_dims(spec: FunctionSpec) -> None:
     known = {d.name for dims in spec.input_dims.values() for d in dims or () if d.name}
+    known |= set(spec.constants)  # integer constants may be dimensions too
     for out, dims in spec.output_dims.items():
         for d in dims:
             if d.name is not None and d.name not in known:
