@@ -1,16 +1,26 @@
-"""Reverse-mode overhead on small kernels: median gradient time / primal time.
+"""AD overhead on small kernels: median derivative time / primal time, one run, one table.
 
 For each kernel (dot product, sum of sin(x)*x, matrix-vector, polynomial evaluation,
-1-D stencil, running max) the primal and ``__enzyme_autodiff`` gradient are JIT-compiled
-two ways and timed through ctypes on NumPy buffers:
+1-D stencil, running max) the primal and its derivatives are JIT-compiled and timed
+through ctypes on NumPy buffers:
 
-* ``opt-then-AD``: clang -O2 (no LLVM passes) -> irgrad pre-AD pipeline -> AD -> post-AD O2
-  (irgrad's default, the paper's point);
-* ``AD-then-opt``: clang -O0 (no optnone) -> AD on the unoptimized IR -> post-AD O2.
+* ``grad``: ``__enzyme_autodiff`` (reverse mode) built the normal way: clang -O2 (no LLVM
+  passes) -> irgrad pre-AD pipeline -> AD -> post-AD O2 (the paper's point);
+* ``AD on unopt IR``: the same gradient differentiated before the pre-AD pipeline
+  (clang -O0 without optnone, ``PipelineOptions(pre_ad=False)``, like ``irgrad opt
+  --no-pre-ad``), then the same post-AD O2;
+* ``tangent``: ``__enzyme_fwddiff`` in one direction of x (forward mode);
+* ``8 x single`` vs ``width 8``: eight single-direction tangent calls (a loop in C) against
+  one vector forward call with ``enzyme_width, 8`` (eight directions side by side).
 
-Run: ``.venv/bin/python bench/kernels.py [n] [--min]`` (n defaults to 200000; ``--min``
-reports the fastest of the calls instead of the median, steadier on a loaded machine).
-Target: gradient <= 3x primal. Measures only; no test asserts on time.
+Before timing, each kernel's derivatives are checked against each other (forward vs
+reverse dot product, every lane of the width-8 call vs its single call); a mismatch stops
+the run.
+
+Run: ``.venv/bin/python bench/kernels.py [n] [--min]``: n defaults to 200000, medians of
+15 calls. ``--min`` is the quick mode: n defaults to 20000, the fastest of 5 calls
+(steadier on a loaded machine). Target: gradient <= 3x primal. Measures only; no test
+asserts on time.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +41,12 @@ from irgrad.pipeline import PipelineOptions, run_pipeline
 
 HEADER = """
 #include <math.h>
-extern int enzyme_dup, enzyme_const;
+#include <string.h>
+extern int enzyme_dup, enzyme_const, enzyme_width;
 double __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
+typedef struct { double t[8]; } tangents8;
+tangents8 __enzyme_fwddiff_width8(void *, ...);
 """
 
 # name -> C source defining `double k(const double *x, const double *y, double *w, long n)`
@@ -93,11 +108,34 @@ void grad(const double *x, double *dx, const double *y, double *dy, double *w, d
 }
 """
 
+FORWARD_WRAPPERS = """
+double tangent(const double *x, const double *tx, const double *y, double *w, double *tw,
+               long n) {
+  return __enzyme_fwddiff((void *)k, enzyme_dup, x, tx, enzyme_const, y, enzyme_dup, w, tw,
+                          enzyme_const, n);
+}
+
+void tangent8(const double *x, const double *const *tx, const double *y, double *w,
+              double *const *tw, long n, double *out) {
+  tangents8 r = __enzyme_fwddiff_width8(
+      (void *)k, enzyme_width, 8, enzyme_dup, x, tx[0], tx[1], tx[2], tx[3], tx[4], tx[5],
+      tx[6], tx[7], enzyme_const, y, enzyme_dup, w, tw[0], tw[1], tw[2], tw[3], tw[4], tw[5],
+      tw[6], tw[7], enzyme_const, n);
+  memcpy(out, &r, sizeof r);
+}
+
+void tangent_singles8(const double *x, const double *const *tx, const double *y, double *w,
+                      double *const *tw, long n, double *out) {
+  for (int j = 0; j < 8; j++) out[j] = tangent(x, tx[j], y, w, tw[j], n);
+}
+"""
+
 
 def build(name: str, ad_first: bool) -> JITModule:
+    """The kernel with its gradient (and, built the normal way, its tangents)."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / f"{name}.c"
-        src.write_text(HEADER + KERNELS[name] + WRAPPER)
+        src.write_text(HEADER + KERNELS[name] + WRAPPER + ("" if ad_first else FORWARD_WRAPPERS))
         bc = compile_c(src, opt_level=0 if ad_first else 2)
     opts = PipelineOptions(opt_level=2, pre_ad=not ad_first)
     return JITModule(run_pipeline(bc, filename=name, options=opts), filename=name)
@@ -112,42 +150,87 @@ def call_times(fn: object, args: tuple[object, ...], reps: int) -> list[float]:
     return times
 
 
-def median_time(fn: object, args: tuple[object, ...], reps: int) -> float:
-    return statistics.median(call_times(fn, args, reps))
+@dataclass
+class Row:
+    primal: float
+    grad: float
+    grad_unopt: float
+    tangent: float
+    single8: float
+    width8: float
 
 
-def measure(name: str, n: int, ad_first: bool, reps: int = 15,
-            stat: str = "median") -> tuple[float, float]:
-    jit = build(name, ad_first)
-    vp, lg = ctypes.c_void_p, ctypes.c_long
-    primal = jit.get("k", ctypes.c_double, [vp, vp, vp, lg])
+def _p(a: np.ndarray) -> ctypes.c_void_p:
+    return ctypes.c_void_p(a.ctypes.data)
+
+
+def _ptrs(arrays: list[np.ndarray]) -> ctypes.Array[ctypes.c_void_p]:
+    return (ctypes.c_void_p * len(arrays))(*[a.ctypes.data for a in arrays])
+
+
+def measure(name: str, n: int, reps: int = 15, stat: str = "median") -> Row:
+    vp, lg, dbl = ctypes.c_void_p, ctypes.c_long, ctypes.c_double
+    jit = build(name, ad_first=False)
+    primal = jit.get("k", dbl, [vp, vp, vp, lg])
     grad = jit.get("grad", None, [vp, vp, vp, vp, vp, vp, lg])
+    tangent = jit.get("tangent", dbl, [vp, vp, vp, vp, vp, lg])
+    tangent8 = jit.get("tangent8", None, [vp, vp, vp, vp, vp, lg, vp])
+    singles8 = jit.get("tangent_singles8", None, [vp, vp, vp, vp, vp, lg, vp])
+    grad_unopt = build(name, ad_first=True).get("grad", None, [vp, vp, vp, vp, vp, vp, lg])
     rng = np.random.default_rng(0)
     x, y = rng.uniform(0.1, 1.0, n), rng.uniform(0.1, 1.0, n)
     w = np.zeros(n)
     dx, dy, dw = np.zeros(n), np.zeros(n), np.zeros(n)
+    tx = [rng.standard_normal(n) for _ in range(8)]
+    tw = [np.zeros(n) for _ in range(8)]
+    out8 = np.zeros(8)
 
-    def p(a: np.ndarray) -> ctypes.c_void_p:
-        return ctypes.c_void_p(a.ctypes.data)
+    # the derivatives agree before they are timed: <dk/dx, t> = tangent, lanes = singles
+    grad(_p(x), _p(dx), _p(y), _p(dy), _p(w), _p(dw), n)
+    singles = [tangent(_p(x), _p(t), _p(y), _p(w), _p(tw[0]), n) for t in tx]
+    tangent8(_p(x), _ptrs(tx), _p(y), _p(w), _ptrs(tw), n, _p(out8))
+    dx0, dy0, dw0 = np.zeros(n), np.zeros(n), np.zeros(n)
+    grad_unopt(_p(x), _p(dx0), _p(y), _p(dy0), _p(w), _p(dw0), n)
+    for j, t in enumerate(tx):
+        ref = float(np.dot(dx, t))
+        for what, got in (("tangent", singles[j]), ("width-8 lane", out8[j]),
+                          ("unoptimized-IR gradient", float(np.dot(dx0, t)))):
+            if not abs(got - ref) <= 1e-8 * (1.0 + abs(ref)):
+                raise SystemExit(f"{name}: {what} {j} = {got!r} but <gradient, t> = {ref!r}")
 
     pick = statistics.median if stat == "median" else min
-    tp = pick(call_times(primal, (p(x), p(y), p(w), n), reps))
-    tg = pick(call_times(grad, (p(x), p(dx), p(y), p(dy), p(w), p(dw), n), reps))
-    return tp, tg
+
+    def timed(fn: object, *args: object) -> float:
+        return pick(call_times(fn, args, reps))
+
+    return Row(
+        primal=timed(primal, _p(x), _p(y), _p(w), n),
+        grad=timed(grad, _p(x), _p(dx), _p(y), _p(dy), _p(w), _p(dw), n),
+        grad_unopt=timed(grad_unopt, _p(x), _p(dx), _p(y), _p(dy), _p(w), _p(dw), n),
+        tangent=timed(tangent, _p(x), _p(tx[0]), _p(y), _p(w), _p(tw[0]), n),
+        single8=timed(singles8, _p(x), _ptrs(tx), _p(y), _p(w), _ptrs(tw), n, _p(out8)),
+        width8=timed(tangent8, _p(x), _ptrs(tx), _p(y), _p(w), _ptrs(tw), n, _p(out8)),
+    )
 
 
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    stat = "min" if "--min" in sys.argv[1:] else "median"
-    n = int(args[0]) if args else 200_000
-    print(f"n = {n}; {stat} of 15 calls; ratio = gradient / primal")
-    print(f"{'kernel':<12} {'primal ms':>10} {'grad ms':>10} {'ratio':>7}   "
-          f"{'AD-first grad ms':>16} {'ratio':>7}")
+    quick = "--min" in sys.argv[1:]
+    stat, reps = ("min", 5) if quick else ("median", 15)
+    n = int(args[0]) if args else (20_000 if quick else 200_000)
+    print(f"n = {n}; {stat} of {reps} calls per cell; ratios are to the primal time; "
+          "speedup = (8 single-direction tangent calls) / (one width-8 call)")
+    head = (f"{'kernel':<12} {'primal ms':>9} {'grad/primal':>11} {'AD on unopt IR':>14} "
+            f"{'tangent/primal':>14} {'8 x single ms':>13} {'width 8 ms':>10} "
+            f"{'speedup':>7}")
+    print(head)
+    print("-" * len(head))
     for name in KERNELS:
-        tp, tg = measure(name, n, ad_first=False, stat=stat)
-        _, tg0 = measure(name, n, ad_first=True, stat=stat)
-        print(f"{name:<12} {tp * 1e3:10.3f} {tg * 1e3:10.3f} {tg / tp:7.2f}   "
-              f"{tg0 * 1e3:16.3f} {tg0 / tp:7.2f}")
+        r = measure(name, n, reps=reps, stat=stat)
+        print(f"{name:<12} {r.primal * 1e3:9.3f} {r.grad / r.primal:11.2f} "
+              f"{r.grad_unopt / r.primal:14.2f} {r.tangent / r.primal:14.2f} "
+              f"{r.single8 * 1e3:13.3f} {r.width8 * 1e3:10.3f} {r.single8 / r.width8:7.2f}",
+              flush=True)
 
 
 if __name__ == "__main__":
