@@ -6,11 +6,12 @@ entry is a directory ``<cache>/<key[:2]>/<key>/`` holding
 
     library.json   signatures of the functions, language, runtimes to preload
     module.ll      the front end's IR (with debug info): derivatives are built from it
-    primal.so      the optimized module as a shared library (the primal functions)
+    libirgrad-<key16>.so  the optimized module as a shared library (the primal functions;
+                   it owns the mutable globals, see :mod:`irgrad.shared_globals`)
     d-<req>.so     one shared library per derivative request (function, mode, activities)
     d-<req>.json   its wrapper's calling layout
 
-A second ``irgrad.compile`` of the same input reads library.json and dlopens primal.so
+A second ``irgrad.compile`` of the same input reads library.json and dlopens the primal library
 (milliseconds); a derivative asked for again is one dlopen. Files are written to a
 temporary name and renamed, so concurrent processes never see half-written entries.
 

@@ -51,6 +51,8 @@ class Library:
         self.language: str = meta["language"]
         self.opt_level: int = meta["opt_level"]
         self.runtimes: list[str] = meta["runtimes"]
+        self.primal_file: str = meta["primal"]
+        self.shared_globals: list[tuple[str, str]] = [tuple(g) for g in meta["shared_globals"]]  # type: ignore[misc]
         self.cache_hit = cache_hit  # True when compile() found everything on disk
         self.signatures: dict[str, Signature] = {
             s["symbol"]: Signature.from_json(s) for s in meta["signatures"]
@@ -128,7 +130,7 @@ class Library:
         if self._primal is None:
             from irgrad.native import load_shared
 
-            self._primal = load_shared(self.entry.file("primal.so"))
+            self._primal = load_shared(self.entry.file(self.primal_file))
         return self._primal
 
     # --- derivatives ---------------------------------------------------------------------
@@ -142,6 +144,7 @@ class Library:
             if request in self._derivatives:
                 return self._derivatives[request]
             from irgrad.native import build_shared, load_shared
+            from irgrad.shared_globals import declare_globals
 
             sig = self.signatures[request.symbol]
             name = f"d-{request.key}"
@@ -150,14 +153,16 @@ class Library:
             if not (self.entry.exists(f"{name}.so") and self.entry.exists(f"{name}.json")):
                 module_text = self.entry.file("module.ll").read_text()
                 build_shared(
-                    module_text + "\n" + text,
+                    declare_globals(module_text, self.shared_globals) + "\n" + text,
                     so_path,
                     filename=f"{sig.name} ({request.mode} derivative)",
                     opt_level=self.opt_level,
                     runtimes=self.runtimes,
+                    link_with=[self.entry.file(self.primal_file)],
                 )
                 self.entry.write_json(f"{name}.json", {"symbol": layout.symbol})
                 self.derivatives_built += 1
+            self._load_primal()  # loaded first: the derivative binds to its globals
             handle = load_shared(so_path)
             argtypes = []
             for role, index in layout.params:
@@ -261,10 +266,10 @@ def compile(
         entry = CacheEntry(root, key)
     meta = entry.read_json("library.json")
     if meta is not None and meta.get("fingerprint") == irgrad_fingerprint() and (
-        entry.exists("primal.so") and entry.exists("module.ll")
+        entry.exists(meta.get("primal", "?")) and entry.exists("module.ll")
     ):
         return Library(entry, meta, cache_hit=True)
-    meta = _build(entry, inputs, source is not None, lang, flags, opt_level)
+    meta = _build(entry, key, inputs, source is not None, lang, flags, opt_level)
     return Library(entry, meta, cache_hit=False)
 
 
@@ -275,6 +280,7 @@ def compile_c(source: str, **kwargs: Any) -> Library:
 
 def _build(
     entry: CacheEntry,
+    key: str,
     inputs: list[tuple[str, bytes]],
     from_string: bool,
     lang: str | None,
@@ -284,6 +290,7 @@ def _build(
     from irgrad.frontends import compile_to_ir, detect_language
     from irgrad.llvm.load import parse_llvm
     from irgrad.native import build_shared, runtimes_of
+    from irgrad.shared_globals import export_globals
     from irgrad.toolchain import enzyme_include_dir
 
     if from_string:
@@ -304,15 +311,20 @@ def _build(
     module = parse_llvm(text, str(paths[0]))
     signatures = read_signatures(module, text)
     runtimes = runtimes_of(module, next(iter(langs)) if len(langs) == 1 else "c")  # type: ignore[arg-type]
+    shared = export_globals(module, text, key)  # one copy of mutable globals, in the primal
+    text = str(module)
     entry.write_bytes("module.ll", text.encode())
-    build_shared(text, entry.file("primal.so"), filename=str(paths[0]), opt_level=opt_level,
-                 runtimes=runtimes)  # fmt: skip
+    primal = f"libirgrad-{key[:16]}.so"
+    build_shared(text, entry.file(primal), filename=str(paths[0]), opt_level=opt_level,
+                 runtimes=runtimes, soname=primal)  # fmt: skip
     meta = {
         "fingerprint": irgrad_fingerprint(),
         "language": lang or "/".join(sorted(str(x) for x in langs)),
         "opt_level": opt_level,
         "flags": flags,
         "runtimes": runtimes,
+        "primal": primal,
+        "shared_globals": shared,
         "signatures": [s.to_json() for s in signatures.values()],
     }
     entry.write_json("library.json", meta)  # written last: marks the entry complete

@@ -45,8 +45,14 @@ def build_shared(
     filename: str,
     opt_level: int,
     runtimes: list[str],
+    soname: str | None = None,
+    link_with: list[Path] | None = None,
 ) -> Path:
-    """Compile IR ``text`` through the pipeline into the shared library ``output``."""
+    """Compile IR ``text`` through the pipeline into the shared library ``output``.
+
+    ``soname`` names the library for the dynamic loader; ``link_with`` are libraries it
+    needs (found next to it at run time: rpath ``$ORIGIN``).
+    """
     from irgrad.llvm.load import parse_llvm
     from irgrad.llvm.objects import LinkOptions, emit_object, link
     from irgrad.pipeline import PipelineOptions, run_pipeline
@@ -59,8 +65,9 @@ def build_shared(
         obj = Path(tmp) / "module.o"
         emit_object(module, obj, opt_level=opt_level)
         built = Path(tmp) / output.name
-        inputs: list[str | Path] = [obj]
-        rpaths: list[str] = []
+        inputs: list[str | Path] = [obj, *(link_with or [])]
+        rpaths: list[str] = ["$ORIGIN"] if link_with else []
+        flags = ["-Wl,-Bsymbolic"] + ([f"-Wl,-soname,{soname}"] if soname else [])
         if "fortran" in runtimes:  # flang's runtime as a shared library, found by rpath
             runtime = fortran_runtime()
             inputs.append(runtime)
@@ -72,7 +79,7 @@ def build_shared(
                 shared=True,
                 cplusplus="c++" in runtimes,
                 rust="rust" in runtimes,
-                extra_flags=["-Wl,-Bsymbolic"],
+                extra_flags=flags,
                 rpaths=rpaths,
             ),
         )

@@ -132,3 +132,37 @@ def test_float32_arrays_and_scalars(lib: irgrad.Library) -> None:
     np.testing.assert_allclose(gx, 3.0 * x, rtol=1e-6)
     assert ga == pytest.approx(float(np.sum(x.astype(np.float64) ** 2)), rel=1e-5)
     assert lib.fwddiff("fsum", Const(x), N, Duplicated(1.5, 1.0)) == pytest.approx(ga, rel=1e-6)
+
+
+STATEFUL = r"""
+static double weights[4];
+double scale = 2.0;
+static const double table[2] = {1.0, 3.0};
+static int calls;
+void set_weights(const double *w, double s) {
+  for (int i = 0; i < 4; i++) weights[i] = w[i];
+  scale = s;
+}
+double weighted(const double *x) {
+  calls++;
+  double e = 0;
+  for (int i = 0; i < 4; i++) e += weights[i] * x[i] * x[i] * scale * table[i % 2];
+  return e;
+}
+int call_count(void) { return calls; }
+"""
+
+
+@pytest.mark.parametrize("opt", [0, 2])
+def test_derivatives_see_the_state_primal_calls_set(opt: int, tmp_path_factory: pytest.TempPathFactory) -> None:
+    lib = irgrad.compile(source=STATEFUL, language="c", opt_level=opt,
+                         cache_dir=tmp_path_factory.mktemp("state"))  # fmt: skip
+    w, x = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.5, -1.0, 2.0, 1.5])
+    lib["set_weights"](w, 0.5)
+    expected = w * 2 * x * 0.5 * np.array([1.0, 3.0, 1.0, 3.0])
+    np.testing.assert_allclose(lib.gradient("weighted")(x), expected, rtol=1e-14)
+    t = np.ones(4)
+    assert lib.fwddiff("weighted", Duplicated(x, t)) == pytest.approx(float(expected.sum()))
+    assert lib["call_count"]() == 2  # the derivatives ran the primal code on the same state
+    lib["set_weights"](2 * w, 0.5)
+    np.testing.assert_allclose(lib.gradient("weighted")(x), 2 * expected, rtol=1e-14)

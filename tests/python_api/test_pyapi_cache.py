@@ -71,7 +71,7 @@ def test_files_are_keyed_by_contents(tmp_path: Path) -> None:
 
 def test_incomplete_entry_is_rebuilt_and_cache_can_be_off(tmp_path: Path) -> None:
     lib = irgrad.compile(source=SRC, language="c", cache_dir=tmp_path)
-    (lib.entry.path / "primal.so").unlink()
+    (lib.entry.path / lib.primal_file).unlink()
     again = irgrad.compile(source=SRC, language="c", cache_dir=tmp_path)
     assert not again.cache_hit
     assert again["f"](np.ones(3), 3) == 3.0
