@@ -148,3 +148,23 @@ def test_llvm_ir_without_debug_info(opt: int, tmp_path: Path) -> None:
         f(x.astype(np.float32), y, 3)
     with pytest.raises(UsageError, match="float64 array"):
         lib.gradient("ll_dot")(x.astype(np.float32), y, 3)
+
+
+def test_several_files_one_module_and_enzyme_calls_in_the_source(tmp_path: Path) -> None:
+    (tmp_path / "model.c").write_text(
+        "double model(const double *x, int n) { double s = 0;\n"
+        "  for (int i = 0; i < n; i++) s += x[i] * x[i] * x[i]; return s; }\n"
+    )
+    (tmp_path / "use.c").write_text(
+        "#include <enzyme/enzyme.h>\n"
+        "double model(const double *x, int n);\n"
+        "double objective(const double *x, int n) { return 2.0 * model(x, n); }\n"
+        "void c_gradient(const double *x, double *dx, int n) {\n"
+        "  __enzyme_autodiff((void *)objective, enzyme_dup, x, dx, enzyme_const, n); }\n"
+    )
+    lib = irgrad.compile([tmp_path / "model.c", tmp_path / "use.c"], cache_dir=tmp_path / "c")
+    x = RNG.normal(size=5)
+    np.testing.assert_allclose(lib.gradient("objective")(x, 5), 6 * x**2, rtol=1e-14)
+    dx = np.zeros(5)
+    lib["c_gradient"](x, dx, 5)  # Enzyme's C API inside the source works unchanged
+    np.testing.assert_allclose(dx, 6 * x**2, rtol=1e-14)
