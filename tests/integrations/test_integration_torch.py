@@ -114,6 +114,16 @@ def test_wrong_inputs_give_clear_errors(lib: Any) -> None:
         irgrad.torch.function(lib, "f", "x[n] -> y[n]")
 
 
+def test_inplace_change_between_forward_and_backward_is_reported(lib: Any) -> None:
+    f = irgrad.torch.function(lib, "f", "x[n], w[n] -> y[n]")
+    x, w = t64(3, seed=30), t64(3, seed=31)
+    y = f(x, w)
+    with torch.no_grad():
+        w.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
 def test_readme_pytorch_snippet_runs() -> None:
     namespace = run_readme_section("PyTorch")
     assert namespace["ok"] is True

@@ -101,6 +101,7 @@ class FunctionSpec:
     # select between a constant input and an active buffer); from then on every
     # floating-point pointer input gets a shadow (a scratch one when no gradient is wanted).
     shadow_all_inputs: bool = False
+    _bindings: dict[Any, Binding] = field(default_factory=dict, repr=False)
 
     # ---- parameter facts
 
@@ -123,7 +124,20 @@ class FunctionSpec:
     # ---- shapes
 
     def bind(self, infos: Sequence[ShapeInfo]) -> Binding:
-        """Check the inputs' count, ranks and dtypes; derive sizes, batch, output shapes."""
+        """Check the inputs' count, ranks and dtypes; derive sizes, batch, output shapes.
+
+        Cached per (shapes, dtypes): a training loop binds once.
+        """
+        key = tuple((tuple(i.shape), np.dtype(i.dtype).str) for i in infos)
+        found = self._bindings.get(key)
+        if found is None:
+            found = self._bind(infos)
+            if len(self._bindings) >= 64:
+                self._bindings.clear()
+            self._bindings[key] = found
+        return found
+
+    def _bind(self, infos: Sequence[ShapeInfo]) -> Binding:
         if len(infos) != len(self.inputs):
             raise UsageError(
                 f"{self.where()}: expected {len(self.inputs)} inputs "

@@ -51,9 +51,13 @@ class _IrgradFunction(torch.autograd.Function):
         arrays = [_to_numpy(spec, n, x) for n, x in zip(spec.inputs, inputs, strict=True)]
         outs = ops.primal(spec, arrays)
         ctx.spec = spec
-        ctx.arrays = arrays
+        # tensors through save_for_backward: PyTorch then reports in-place changes made
+        # between forward and backward instead of letting backward read new values
+        ctx.is_tensor = [isinstance(x, torch.Tensor) for x in inputs]
+        ctx.others = [None if t else a for t, a in zip(ctx.is_tensor, arrays, strict=True)]
+        ctx.save_for_backward(*[x for x in inputs if isinstance(x, torch.Tensor)])
         ctx.dtypes = [x.dtype if isinstance(x, torch.Tensor) else None for x in inputs]
-        return tuple(torch.from_numpy(np.array(o, copy=True)) for o in outs)
+        return tuple(torch.from_numpy(o) for o in outs)
 
     @staticmethod
     @once_differentiable
@@ -61,13 +65,16 @@ class _IrgradFunction(torch.autograd.Function):
         spec: FunctionSpec = ctx.spec
         wanted = list(ctx.needs_input_grad[1:])
         cts = [None if g is None else g.detach().cpu().numpy() for g in grad_outputs]
-        grads = ops.vjp(spec, ctx.arrays, cts, wanted)
+        saved = iter(ctx.saved_tensors)
+        arrays = [next(saved).detach().numpy() if t else a
+                  for t, a in zip(ctx.is_tensor, ctx.others, strict=True)]
+        grads = ops.vjp(spec, arrays, cts, wanted)
         result: list[Any] = [None]
         for g, w, dtype in zip(grads, wanted, ctx.dtypes, strict=True):
             if g is None or not w:
                 result.append(None)
             else:
-                t = torch.from_numpy(np.array(g, copy=True))
+                t = torch.from_numpy(g)
                 result.append(t.to(dtype) if dtype is not None else t)
         return tuple(result)
 
