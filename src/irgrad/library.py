@@ -256,7 +256,10 @@ def compile(
         for p in paths:
             path = Path(p)
             if not path.is_file():
-                raise UsageError(f"no such file: '{p}'")
+                text = str(p)
+                hint = " (to compile code in a string, pass source=..., language=...)" if (
+                    "\n" in text or "(" in text or ";" in text) else ""  # fmt: skip
+                raise UsageError(f"no such file: '{text[:60]}'{hint}")
             inputs.append((str(path.resolve()), path.read_bytes()))
     key = library_key(inputs, lang or "auto", opt_level, flags)
     if cache_dir is False:

@@ -97,6 +97,8 @@ def test_unknown_names_and_bad_compile_arguments(lib: irgrad.Library, tmp_path: 
         irgrad.compile()
     with pytest.raises(UsageError, match="no such file"):
         irgrad.compile(tmp_path / "missing.c")
+    with pytest.raises(UsageError, match=r"no such file.*pass source=\.\.\., language="):
+        irgrad.compile("double f(double x) { return x; }")
     with pytest.raises(UsageError, match=r"opt_level must be 0\.\.3"):
         irgrad.compile(source="", language="c", opt_level=4)
 
