@@ -238,7 +238,11 @@ def vjp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -
         seeds = {}
         for i, c in zip(outs, cots, strict=True):
             buffer = _zeros_like(sig, i, args[i])
-            buffer[...] = np.asarray(c).reshape(buffer.shape)  # the reverse pass consumes it
+            given = np.asarray(c)
+            if given.shape != buffer.shape and given.size != buffer.size:
+                raise UsageError(f"vjp of {sig.name}: the cotangent of '{sig.args[i].name}' "
+                                 f"has shape {given.shape}, the output {buffer.shape}")  # fmt: skip
+            buffer[...] = given.reshape(buffer.shape)  # the reverse pass consumes it
             seeds[i] = buffer
         return _reverse(lib, sig, args, indices, single, seeds, 0.0)
 

@@ -82,7 +82,8 @@ def check_request(sig: Signature, req: DerivativeRequest) -> None:
             raise UsageError(f"{where}: parameters of type {arg.ir_type} are not supported")
         if act == "const":
             continue
-        if arg.kind == "int":
+        if arg.kind == "int" or (arg.kind == "pointer" and arg.dtype is not None
+                                 and arg.dtype not in ("float64", "float32")):  # fmt: skip
             raise UsageError(f"{where}: an integer cannot be differentiated (use Const)")
         if act == "out" and arg.kind != "float":
             raise UsageError(f"{where}: Active is for floating-point scalars; pass an "

@@ -80,6 +80,11 @@ def test_wrong_activity(lib: irgrad.Library) -> None:
         lib.vjp("rhs", wrt=1)
     with pytest.raises(UsageError, match="both in wrt and in outputs"):
         lib.vjp("rhs", wrt=0, outputs=0)
+    y = np.zeros(3)
+    with pytest.raises(UsageError, match=r"cotangent of 'y' has shape \(2,\), the output \(3,\)"):
+        lib.vjp("rhs", wrt=1, outputs=0)(y, x, x, 3, np.ones(2))
+    with pytest.raises(UsageError, match=r"shape \(2,\) does not match the argument's shape \(3,\)"):
+        lib.jvp("rhs", wrt=1, outputs=0)(y, x, x, 3, np.ones(2))
     with pytest.raises(UsageError, match="no parameter of that name"):
         lib.gradient("energy", wrt="nope")
 
@@ -114,3 +119,12 @@ def test_compile_errors_are_reported(tmp_path: Path) -> None:
         lib["h"]
     with pytest.raises(DifferentiationError, match="No derivative found for ext"):
         lib.autodiff("h", 2.0)
+
+
+def test_integer_arrays_are_not_differentiated(tmp_path: Path) -> None:
+    lib = irgrad.compile(source="double pick(const int *idx, const double *x) { return x[idx[0]]; }",
+                         language="c", cache_dir=tmp_path)  # fmt: skip
+    idx, x = np.array([1], dtype=np.int32), np.array([3.0, 4.0])
+    with pytest.raises(UsageError, match=r"'idx'.*int32 array \(ptr\).*integer cannot be differentiated"):
+        lib.autodiff("pick", Duplicated(idx, np.zeros(1, dtype=np.int32)), x)
+    np.testing.assert_array_equal(lib.gradient("pick", wrt="x")(idx, x), [0.0, 1.0])
