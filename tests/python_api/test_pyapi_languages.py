@@ -168,3 +168,29 @@ def test_several_files_one_module_and_enzyme_calls_in_the_source(tmp_path: Path)
     dx = np.zeros(5)
     lib["c_gradient"](x, dx, 5)  # Enzyme's C API inside the source works unchanged
     np.testing.assert_allclose(dx, 6 * x**2, rtol=1e-14)
+
+
+def test_fortran_module_procedure_and_module_variable(tmp_path: Path) -> None:
+    lib = irgrad.compile(source="""
+module physics
+  implicit none
+  real(8) :: k = 2.0d0
+contains
+  function energy(x, n) result(e)
+    integer, intent(in) :: n
+    real(8), intent(in) :: x(n)
+    real(8) :: e
+    e = k * sum(x**2)
+  end function
+  subroutine set_k(v) bind(c, name="set_k")
+    real(8), value :: v
+    k = v
+  end subroutine
+end module
+""", language="fortran", cache_dir=tmp_path)  # fmt: skip
+    assert lib["energy"].signature.symbol == "_QMphysicsPenergy"  # found by its source name
+    x = RNG.normal(size=3)
+    np.testing.assert_allclose(lib.gradient("energy")(x, 3), 4 * x, rtol=1e-14)
+    lib["set_k"](3.0)  # bind(c) with VALUE: a plain double
+    assert lib["energy"](x, 3) == pytest.approx(3 * float(x @ x))
+    np.testing.assert_allclose(lib.gradient("energy")(x, 3), 6 * x, rtol=1e-14)
