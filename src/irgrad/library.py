@@ -93,9 +93,7 @@ class Library:
         with self._lock:
             if argtypes is not None or restype is not None:
                 base = self.signatures[symbol]
-                types = list(argtypes) if argtypes is not None else [
-                    f"{a.dtype}*" if a.kind == "pointer" else a.dtype for a in base.args
-                ]
+                types = None if argtypes is None else list(argtypes)
                 self.signatures[symbol] = signature_from_argtypes(symbol, base, types, restype)
                 self._functions.pop(symbol, None)
             if symbol not in self._functions:

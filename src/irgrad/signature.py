@@ -300,10 +300,17 @@ def read_signatures(module: Any, text: str) -> dict[str, Signature]:
 
 
 def signature_from_argtypes(
-    symbol: str, base: Signature | None, argtypes: list[Any], restype: Any = None
+    symbol: str, base: Signature | None, argtypes: list[Any] | None, restype: Any = None
 ) -> Signature:
-    """A signature overridden by the user (``lib.function("f", argtypes=[...])``)."""
-    args = []
+    """A signature overridden by the user (``lib.function("f", argtypes=[...])``);
+    ``argtypes=None`` keeps the parameters of ``base``."""
+    if argtypes is None:
+        if base is None:
+            raise UsageError(f"{symbol}: argtypes are needed (no signature is known)")
+        args: list[ArgSpec] = list(base.args)
+        argtypes = []
+    else:
+        args = []
     for i, text in enumerate(argtypes):
         ir_type, kind, dtype = parse_argtype(text, i)
         old = base.args[i] if base is not None and i < len(base.args) else None
@@ -324,6 +331,9 @@ def signature_from_argtypes(
         ret_dtype = base.ret_dtype if base is not None else None
     else:
         ret_ir, _, ret_dtype = parse_argtype(restype, -1)
+        if base is not None and ret_ir != base.ret_ir_type:
+            raise UsageError(f"restype of {symbol}: {restype!r} is {ret_ir} in LLVM IR, but "
+                             f"the function returns {base.ret_ir_type}")  # fmt: skip
     name = base.name if base is not None else symbol
     return Signature(symbol, name, tuple(args), ret_ir, ret_dtype)
 

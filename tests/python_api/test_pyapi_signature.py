@@ -102,3 +102,11 @@ def test_override_must_match_the_ir(tmp_path: Path) -> None:
     assert f(bits, 3) == 7.5
     with pytest.raises(UsageError, match="expected a int64 array"):
         f(np.array([2.5]), 3)
+
+
+def test_restype_override(tmp_path: Path) -> None:
+    lib = irgrad.compile(source="long big(void) { return -1; }", language="c", cache_dir=tmp_path)
+    assert lib["big"]() == -1
+    assert lib.function("big", restype="size_t")() == 2**64 - 1
+    with pytest.raises(UsageError, match="restype of big: 'int' is i32 in LLVM IR, but the function returns i64"):
+        lib.function("big", restype="int")
