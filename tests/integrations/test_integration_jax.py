@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import rng
+from integ_kernels import rng
 from jax.test_util import check_grads
 from readme_snippets import run_readme_section
 

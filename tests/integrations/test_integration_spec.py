@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import rng
+from integ_kernels import rng
 
 from irgrad.errors import UsageError
 from irgrad.integrations import ops

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tensorflow as tf
-from conftest import rng
+from integ_kernels import rng
 from readme_snippets import run_readme_section
 
 import irgrad

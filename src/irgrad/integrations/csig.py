@@ -31,10 +31,13 @@ class CSignature:
     params: tuple[CParam, ...]
     ret: CParam | None  # None: void (or a return the integrations ignore)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {p.name: p for p in self.params})
+
     def param(self, name: str) -> CParam:
-        for p in self.params:
-            if p.name == name:
-                return p
+        found = self._by_name.get(name)  # type: ignore[attr-defined]
+        if found is not None:
+            return found  # type: ignore[no-any-return]
         raise UsageError(f"'{self.name}' has no parameter '{name}' "
                          f"({', '.join(p.name for p in self.params)})")
 
