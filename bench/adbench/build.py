@@ -32,6 +32,7 @@ ENZYME_SOURCES = [
     "lstm_grad_enzyme.c",
     "ba_grad_enzyme.c",
     "hand_grad_enzyme.c",
+    "hand_grad_enzyme_fwd.c",
 ]
 HEADERS = ["gmm.h", "lstm.h", "ba.h", "hand.h"]
 
@@ -83,6 +84,53 @@ def build_library(
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise BuildError(f"{' '.join(cmd)}\n{proc.stderr}")
+    tmp.replace(lib)
+    return lib
+
+
+IRGRAD_SOURCES: dict[str, list[str]] = {
+    "gmm": ["gmm.c", "gmm_grad_enzyme.c"],
+    "lstm": ["lstm.c", "lstm_grad_enzyme.c"],
+    "ba": ["ba.c", "ba_grad_enzyme.c"],
+    "hand": ["hand.c", "hand_grad_enzyme.c", "hand_grad_enzyme_fwd.c"],
+}
+IRGRAD_SRC = Path(__file__).resolve().parents[2] / "src" / "irgrad"
+
+
+def irgrad_executable() -> str:
+    """The ``irgrad`` script next to the running interpreter (the venv's), else PATH's."""
+    local = Path(sys.executable).parent / "irgrad"
+    found = str(local) if local.exists() else shutil.which("irgrad")
+    if found is None:
+        raise BuildError("irgrad not found next to the interpreter or on PATH (pip install -e .)")
+    return found
+
+
+def build_irgrad_library(
+    workload: str, out_dir: Path | str | None = None, pre_ad: bool = True
+) -> Path:
+    """Compile one workload's objective and Enzyme-style entry points with
+    ``irgrad cc -O3 -march=native`` (``pre_ad=False``: ``--irgrad-no-pre-ad``, AD on the
+    unoptimized IR, the same post-AD optimization) into a cached shared library. The
+    cache key covers the C sources, the flags and irgrad's own sources."""
+    if workload not in IRGRAD_SOURCES:
+        raise BuildError(f"unknown workload {workload!r}; expected one of {sorted(IRGRAD_SOURCES)}")
+    sources = IRGRAD_SOURCES[workload]
+    flags = [*CFLAGS, *([] if pre_ad else ["--irgrad-no-pre-ad"])]
+    h = hashlib.sha256(_digest(sources, "irgrad", flags).encode())
+    for py in sorted(IRGRAD_SRC.rglob("*.py")):
+        h.update(py.read_bytes())
+    out = Path(out_dir) if out_dir is not None else Path(tempfile.gettempdir()) / "adbench-build"
+    out.mkdir(parents=True, exist_ok=True)
+    lib = out / f"libadbench-irgrad-{workload}-{h.hexdigest()[:16]}.so"
+    if lib.exists():
+        return lib
+    tmp = lib.with_suffix(f".{os.getpid()}.tmp")
+    cmd = [irgrad_executable(), "cc", *flags, "-shared", f"-I{C_DIR}"]
+    cmd += [*(str(C_DIR / s) for s in sources), "-o", str(tmp), "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BuildError(f"{' '.join(cmd)}\n{proc.stderr.strip()}")
     tmp.replace(lib)
     return lib
 

@@ -48,6 +48,10 @@ _SIGNATURES: dict[str, list[Any]] = {
     "hand_jacobian_complicated_enzyme": [
         *[_int, _I, _D, _D, _int, _D, _D, _I, _D, _D, _int, _I, _D, _D],
     ],
+    "hand_jacobian_enzyme_fwd": [_int, _I, _D, _D, _int, _D, _D, _D, _int, _I, _D, _D],
+    "hand_jacobian_complicated_enzyme_fwd": [
+        *[_int, _I, _D, _D, _int, _D, _D, _I, _D, _D, _int, _I, _D, _D],
+    ],
 }
 
 
@@ -228,17 +232,22 @@ class AdbenchLib:
             )
         return err, jac
 
-    def hand_jacobian_enzyme(self, h: HandInput) -> F64:
-        """Dense Jacobian (3N, 26) or (3N, 28), stored column-major like ADBench."""
+    def hand_jacobian_enzyme(self, h: HandInput, vector_forward: bool = False) -> F64:
+        """Dense Jacobian (3N, 26) or (3N, 28), stored column-major like ADBench: one
+        reverse sweep per residual, or (``vector_forward``) one vector forward sweep with
+        all 26/28 tangents (hand_grad_enzyme_fwd.c)."""
         nrows = 3 * len(h.correspondences)
         ncols = 26 if h.us is None else 28
         jac = np.zeros((nrows, ncols), order="F")
         out = jac.ctypes.data_as(_D)
         corr = [len(h.correspondences), _i(h.correspondences), _d(h.points), out]
+        suffix = "_fwd" if vector_forward else ""
         if h.us is None:
-            self._fn("hand_jacobian_enzyme")(*self._hand_model_args(h), _d(h.theta), *corr)
+            self._fn("hand_jacobian_enzyme" + suffix)(
+                *self._hand_model_args(h), _d(h.theta), *corr
+            )
         else:
-            self._fn("hand_jacobian_complicated_enzyme")(
+            self._fn("hand_jacobian_complicated_enzyme" + suffix)(
                 *self._hand_model_args(h), _i(h.model.triangles), _d(h.theta), _d(h.us), *corr
             )
         return jac

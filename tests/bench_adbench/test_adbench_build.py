@@ -72,5 +72,6 @@ def test_enzyme_call_sites_compile(tmp_path: Path, source: str) -> None:
         check=True,
     )
     text = ll.read_text()
-    assert "declare" in text and "@__enzyme_autodiff(" in text
+    entry = "@__enzyme_fwddiff(" if source.endswith("_fwd.c") else "@__enzyme_autodiff("
+    assert "declare" in text and entry in text
     assert "@enzyme_const" in text and "@enzyme_dupnoneed" in text

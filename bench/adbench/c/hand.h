@@ -61,4 +61,21 @@ void hand_jacobian_complicated_enzyme(int n_bones, const int *parents,
                                       const int *correspondences, const double *points,
                                       double *J);
 
+/* The same Jacobians by one vector forward sweep (hand_grad_enzyme_fwd.c,
+   __enzyme_fwddiff with enzyme_width 26 / 28). */
+void hand_jacobian_enzyme_fwd(int n_bones, const int *parents, const double *base_relatives,
+                              const double *inverse_base_absolutes, int n_vertices,
+                              const double *base_positions, const double *weights,
+                              const double *theta, int n_corr, const int *correspondences,
+                              const double *points, double *J);
+
+void hand_jacobian_complicated_enzyme_fwd(int n_bones, const int *parents,
+                                          const double *base_relatives,
+                                          const double *inverse_base_absolutes,
+                                          int n_vertices, const double *base_positions,
+                                          const double *weights, const int *triangles,
+                                          const double *theta, const double *us,
+                                          int n_corr, const int *correspondences,
+                                          const double *points, double *J);
+
 #endif
