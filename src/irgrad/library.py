@@ -142,18 +142,21 @@ class Library:
             if request in self._derivatives:
                 return self._derivatives[request]
             from irgrad.native import build_shared, load_shared
-            from irgrad.shared_globals import declare_globals
+            from irgrad.shared_globals import derivative_module
 
             sig = self.signatures[request.symbol]
             name = f"d-{request.key}"
             text, layout = build_wrapper(sig, request)
             so_path = self.entry.file(f"{name}.so")
             if not (self.entry.exists(f"{name}.so") and self.entry.exists(f"{name}.json")):
-                module_text = self.entry.file("module.ll").read_text()
+                filename = f"{sig.name} ({request.mode} derivative)"
+                module_text = derivative_module(
+                    self.entry.file("module.ll").read_text(), self.shared_globals, filename
+                )
                 build_shared(
-                    declare_globals(module_text, self.shared_globals) + "\n" + text,
+                    module_text + "\n" + text,
                     so_path,
-                    filename=f"{sig.name} ({request.mode} derivative)",
+                    filename=filename,
                     opt_level=self.opt_level,
                     runtimes=self.runtimes,
                     link_with=[self.entry.file(self.primal_file)],

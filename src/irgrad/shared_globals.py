@@ -12,7 +12,8 @@ derivative. Instead:
   the derivative library is linked against the primal library (DT_NEEDED by its unique
   soname) and uses the primal's storage.
 
-Read-only globals (``constant``) and thread-local ones stay private copies.
+Read-only globals (``constant``) and thread-local ones stay private copies. The user's
+functions are internal in a derivative's module: it exports only its wrapper.
 """
 
 from __future__ import annotations
@@ -78,4 +79,20 @@ def declare_globals(text: str, shared: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["declare_globals", "export_globals"]
+def derivative_module(text: str, shared: list[tuple[str, str]], filename: str) -> str:
+    """The module a derivative is built from: shared globals declared, and every
+    external function made internal (the derivative library exports only its wrapper;
+    what the derivative does not call is deleted by the optimizer instead of being
+    compiled again)."""
+    import llvmlite.binding as llvm
+
+    from irgrad.llvm.load import parse_llvm
+
+    module = parse_llvm(declare_globals(text, shared), filename)
+    for fn in module.functions:
+        if not fn.is_declaration and fn.linkage == llvm.Linkage.external:
+            fn.linkage = llvm.Linkage.internal
+    return str(module)
+
+
+__all__ = ["declare_globals", "derivative_module", "export_globals"]
