@@ -86,6 +86,12 @@ def _flatten(
             obj = p.value if role == "primal" else p.shadow
             place = where(sig, index, "shadow of argument" if role == "shadow" else "argument")
             if spec.kind == "pointer":
+                if role == "shadow" and request.mode == "reverse" and not isinstance(
+                    obj, np.ndarray
+                ):
+                    raise UsageError(f"{place}: reverse mode adds into the shadow, so it must be "
+                                     "an array (for a scalar passed by reference use Active(x) "
+                                     "or one-element arrays)")  # fmt: skip
                 array = as_array(spec, obj, place)
                 if role == "shadow":
                     _check_shadow(sig, index, prepared[index].value, array, place)

@@ -116,6 +116,8 @@ def test_fortran_by_reference(opt: int, tmp_path: Path) -> None:
     assert lib.autodiff("poly", Active(2.0)) == (pytest.approx(35.0),)
     assert lib.fwddiff("poly", Duplicated(2.0, 1.0)) == pytest.approx(35.0)
     assert lib["poly"](2.0) == pytest.approx(22.0)
+    with pytest.raises(UsageError, match="adds into the shadow, so it must be an array"):
+        lib.autodiff("poly", Duplicated(2.0, 0.0))  # the derivative would be lost
 
 
 @LEVELS
