@@ -48,6 +48,31 @@ def test_check_grads_reverse_and_forward(lib: Any, name: str) -> None:
     check_grads(jax.jit(rev), args_of(name), order=1, modes=["rev"])
 
 
+@pytest.mark.parametrize("name", list(SIGNATURES))
+def test_mode_both_forward_and_reverse_on_one_function(lib: Any, name: str) -> None:
+    both = irgrad.jax.function(lib, name, SIGNATURES[name], mode="both")
+    check_grads(both, args_of(name), order=1, modes=["fwd", "rev"])
+    check_grads(jax.jit(both), args_of(name), order=1, modes=["fwd", "rev"])
+
+
+def test_mode_both_under_vmap_jacobians_and_integer_inputs(lib: Any) -> None:
+    mv = irgrad.jax.function(lib, "mv", SIGNATURES["mv"], mode="both")
+    A, xs = arr(3, 4, seed=20), arr(6, 4, seed=21)
+    check_grads(jax.vmap(mv, in_axes=(None, 0)), (A, xs), order=1, modes=["fwd", "rev"])
+    per_item = jax.jit(jax.vmap(jax.grad(lambda A, x: mv(A, x).sum()), in_axes=(None, 0)))
+    want = jnp.stack([jnp.outer(jnp.ones(3), jnp.tanh(x)) for x in xs])
+    np.testing.assert_allclose(per_item(A, xs), want, rtol=1e-12)
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(mv, argnums=1))(A, xs[0]),
+                               jax.jit(jax.jacrev(mv, argnums=1))(A, xs[0]), rtol=1e-12)
+    gather = irgrad.jax.function(lib, "gather", "x[n], idx[m] -> y[m]",
+                                 constants={"c": 2.0}, mode="both")
+    x, idx = arr(4, seed=22), jnp.asarray([2, 0, 2], dtype=jnp.int32)
+    np.testing.assert_allclose(jax.grad(lambda x: gather(x, idx).sum())(x),
+                               [4 * x[0], 0, 8 * x[2], 0], rtol=1e-12)
+    _, tangent = jax.jvp(lambda x: gather(x, idx), (x,), (jnp.ones(4),))
+    np.testing.assert_allclose(tangent, 4 * x[idx], rtol=1e-12)
+
+
 def test_check_grads_at_several_levels(lib_levels: Any) -> None:
     f = irgrad.jax.function(lib_levels, "f", SIGNATURES["f"])
     check_grads(f, args_of("f"), order=1, modes=["rev"])
@@ -112,8 +137,8 @@ def test_wrong_inputs_give_clear_errors(lib: Any) -> None:
         jax.grad(lambda x: f(x, jnp.ones(3)).sum())(x.astype(jnp.float32))
     with pytest.raises(UsageError, match="expected 2 inputs \\(x, w\\), got 1"):
         f(x)
-    with pytest.raises(UsageError, match="mode must be 'rev'"):
-        irgrad.jax.function(lib, "f", SIGNATURES["f"], mode="both")
+    with pytest.raises(UsageError, match=r"mode must be 'rev' .*'fwd' .*or 'both'"):
+        irgrad.jax.function(lib, "f", SIGNATURES["f"], mode="sideways")
 
 
 def test_readme_jax_snippet_runs() -> None:

@@ -22,7 +22,9 @@ and costs a host round trip per call (measured in ``bench/frameworks.py``); an F
 adapter is the way to remove that overhead later.
 
 JAX cannot combine ``custom_vjp`` and ``custom_jvp`` on one function (a custom_jvp rule
-made of callbacks has no transpose), hence the two modes. Inputs must have the C dtype
+made of callbacks has no transpose), hence the two modes; ``mode="both"`` gives forward
+and reverse mode on one function through JAX primitives
+(:mod:`irgrad.integrations.jax_primitives`, JAX's less stable extension API). Inputs must have the C dtype
 (``double *`` needs ``jax.config.update("jax_enable_x64", True)``) unless
 ``convert=True``.
 """
@@ -124,9 +126,16 @@ def build(spec: FunctionSpec, mode: str = "rev") -> Callable[..., Any]:
         @f.defjvp
         def f_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> Any:
             return _unwrap(_primal(spec, primals)), _unwrap(_jvp(spec, primals, tangents))
+    elif mode == "both":
+        from irgrad.integrations.jax_primitives import build_both
+
+        bind = build_both(spec)
+
+        def f(*args: Any) -> Any:
+            return _unwrap(bind(*args))
     else:
-        raise UsageError(f"{spec.where()}: mode must be 'rev' (custom_vjp) or 'fwd' "
-                         f"(custom_jvp), not {mode!r}")
+        raise UsageError(f"{spec.where()}: mode must be 'rev' (custom_vjp), 'fwd' "
+                         f"(custom_jvp) or 'both' (JAX primitives), not {mode!r}")
 
     def op(*args: Any) -> Any:
         if len(args) != len(spec.inputs):
