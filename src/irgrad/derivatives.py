@@ -80,10 +80,14 @@ def _flatten(
     keep: list[Any] = []
     values: list[Any] = []
     out = np.zeros(max(1, len(layout.results)), dtype=np.float64)
+    seen: dict[int, int] = {}  # shadows passed so far per argument (vector mode: several)
     for role, index in layout.params:
         if role in ("primal", "shadow"):
             spec, p = sig.args[index], prepared[index]
             obj = p.value if role == "primal" else p.shadow
+            if role == "shadow" and request.width > 1:
+                j = seen[index] = seen.get(index, -1) + 1
+                obj = _nth_tangent(sig, index, obj, j, request.width)
             place = where(sig, index, "shadow of argument" if role == "shadow" else "argument")
             if spec.kind == "pointer":
                 if role == "shadow" and request.mode == "reverse" and not isinstance(
@@ -104,6 +108,17 @@ def _flatten(
         else:
             values.append(pointer_of(out))
     return values, keep, out
+
+
+def _nth_tangent(sig: Signature, index: int, shadow: Any, j: int, width: int) -> Any:
+    """Tangent ``j`` of a vector-mode shadow: row j of an array of shape (width, ...),
+    or item j of a sequence of ``width`` arrays / numbers."""
+    if isinstance(shadow, np.ndarray) and shadow.ndim >= 1 and shadow.shape[0] == width:
+        return shadow[j]
+    if isinstance(shadow, list | tuple) and len(shadow) == width:
+        return shadow[j]
+    raise UsageError(f"{where(sig, index, 'shadow of argument')}: width={width} needs "
+                     f"{width} tangents (an array of shape ({width}, ...) or a sequence)")  # fmt: skip
 
 
 def _check_shadow(sig: Signature, index: int, primal: Any, shadow: Any, place: str) -> None:
@@ -150,20 +165,25 @@ def autodiff(
 
 
 def fwddiff(
-    lib: Library, name: str | Function, args: Sequence[Any], *, return_primal: bool = False
-) -> Any:
+    lib: Library, name: str | Function, args: Sequence[Any], *, return_primal: bool = False,
+    width: int = 1,
+) -> Any:  # fmt: skip
     sig = _resolve(lib, name)
     check_count(sig, args)
     prepared = [_prepare(sig, i, a, "forward") for i, a in enumerate(args)]
-    request = DerivativeRequest(sig.symbol, "forward",
-                                tuple(p.activity for p in prepared), return_primal)  # fmt: skip
+    request = DerivativeRequest(sig.symbol, "forward", tuple(p.activity for p in prepared),
+                                return_primal, width)  # fmt: skip
     values, keep, out = _flatten(lib, sig, prepared, request, 1.0)
     derivative = lib.derivative(request)
     derivative.call(*values)
     del keep
-    got = {kind: float(out[j]) for j, (kind, _) in enumerate(derivative.layout.results)}
-    tangent = got.get("tangent")
-    return (got.get("primal"), tangent) if return_primal else tangent
+    results = derivative.layout.results
+    primal = next((float(out[j]) for j, (k, _) in enumerate(results) if k == "primal"), None)
+    found = [float(out[j]) for j, (k, _) in enumerate(results) if k == "tangent"]
+    tangent: Any = None
+    if found:
+        tangent = found[0] if width == 1 else np.array(found)
+    return (primal, tangent) if return_primal else tangent
 
 
 # --- conveniences -------------------------------------------------------------------------

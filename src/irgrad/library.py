@@ -187,11 +187,13 @@ class Library:
 
         return autodiff(self, name, args, seed=seed, return_primal=return_primal)
 
-    def fwddiff(self, name: str | Function, *args: Any, return_primal: bool = False) -> Any:
-        """Forward mode (Enzyme's ``__enzyme_fwddiff``); see :mod:`irgrad.derivatives`."""
+    def fwddiff(self, name: str | Function, *args: Any, return_primal: bool = False,
+                width: int = 1) -> Any:  # fmt: skip
+        """Forward mode (Enzyme's ``__enzyme_fwddiff``; ``width=N``: vector mode, N
+        tangents per Duplicated argument); see :mod:`irgrad.derivatives`."""
         from irgrad.derivatives import fwddiff
 
-        return fwddiff(self, name, args, return_primal=return_primal)
+        return fwddiff(self, name, args, return_primal=return_primal, width=width)
 
     def gradient(self, name: str | Function, wrt: Any = 0) -> Callable[..., Any]:
         """``g(*args)``: new arrays/numbers d f / d args[wrt] (f returns a float)."""

@@ -42,10 +42,13 @@ class DerivativeRequest:
     mode: str  # "reverse" | "forward"
     activities: tuple[str, ...]  # per argument: "out" | "const" | "dup" | "dupnoneed"
     return_primal: bool = False
+    width: int = 1  # vector forward mode: tangents per duplicated argument
 
     @property
     def key(self) -> str:
         text = f"{self.symbol}|{self.mode}|{','.join(self.activities)}|{self.return_primal}"
+        if self.width != 1:
+            text += f"|width={self.width}"
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
@@ -72,6 +75,10 @@ def check_request(sig: Signature, req: DerivativeRequest) -> None:
     """Reject what cannot be differentiated before any IR is built (UsageError)."""
     if req.mode not in MODES:
         raise UsageError(f"mode must be one of {MODES}, not {req.mode!r}")
+    if isinstance(req.width, bool) or not isinstance(req.width, int) or req.width < 1:
+        raise UsageError(f"width must be a positive integer, not {req.width!r}")
+    if req.width > 1 and req.mode != "forward":
+        raise UsageError("width (vector mode) is a forward-mode option")
     if len(req.activities) != len(sig.args):
         raise UsageError(
             f"{sig.name} takes {len(sig.args)} argument(s), {len(req.activities)} given"
@@ -116,9 +123,10 @@ def build_wrapper(sig: Signature, req: DerivativeRequest) -> tuple[str, WrapperL
         primal_args.append(f"{arg.ir_type}{attrs} %p{i}")
         call_args += [f'metadata !"enzyme_{act}"', f"{arg.ir_type} %p{i}"]
         if act in ("dup", "dupnoneed"):
-            decls.append(f"{arg.ir_type} %s{i}")
-            params.append(("shadow", i))
-            call_args.append(f"{arg.ir_type} %s{i}")
+            for j in range(req.width):  # one shadow per tangent (vector forward mode)
+                decls.append(f"{arg.ir_type} %s{i}.{j}")
+                params.append(("shadow", i))
+                call_args.append(f"{arg.ir_type} %s{i}.{j}")
     ret = sig.ret_ir_type
     fret = ret in ("double", "float")
     seeded = req.mode == "reverse" and fret
@@ -146,24 +154,26 @@ def build_wrapper(sig: Signature, req: DerivativeRequest) -> tuple[str, WrapperL
         call_ret = "void" if not types else types[0] if len(types) == 1 else f"{{ {', '.join(types)} }}"
         entry = f"__enzyme_autodiff_irgrad_{key}"
         lead: list[str] = []
-        values = _unpack(body, call_ret, types)
+        values = _unpack(body, call_ret, [str(j) for j in range(len(types))])
         stores += list(zip(types, values, strict=True))
         results += [("derivative", i) for i in actives]
     else:
         entry = f"__enzyme_fwddiff_irgrad_{key}"
+        lead = [f'metadata !"enzyme_width", i64 {req.width}'] if req.width > 1 else []
         if fret:
-            call_ret = f"{{ {ret}, {ret} }}" if req.return_primal else ret
-            lead = ['metadata !"enzyme_primal_return"'] if req.return_primal else []
+            n = req.width
+            tangents = ret if n == 1 else f"[{n} x {ret}]"
+            call_ret = f"{{ {ret}, {tangents} }}" if req.return_primal else tangents
+            paths = [str(j) for j in range(n)] if n > 1 else ["0"]
             if req.return_primal:
-                values = _unpack(body, call_ret, [ret, ret])
-                stores += [(ret, values[0]), (ret, values[1])]
-                results += [("primal", -1), ("tangent", -1)]
-            else:
-                values = _unpack(body, call_ret, [ret])
-                stores.append((ret, values[0]))
-                results.append(("tangent", -1))
+                lead.append('metadata !"enzyme_primal_return"')
+                paths = ["0"] + ([f"1, {j}" for j in range(n)] if n > 1 else ["1"])
+                results.append(("primal", -1))
+            values = _unpack(body, call_ret, paths)
+            stores += [(ret, v) for v in values]
+            results += [("tangent", j) for j in range(n)]
         else:
-            call_ret, lead = "void", []
+            call_ret = "void"
             _unpack(body, call_ret, [])
     call = f"call {call_ret} (ptr, ...) @{entry}(ptr {target}, {', '.join(lead + call_args)})"
     call = call.replace(", )", ")")
@@ -187,17 +197,18 @@ def build_wrapper(sig: Signature, req: DerivativeRequest) -> tuple[str, WrapperL
     return "\n".join(lines) + "\n", layout
 
 
-def _unpack(body: list[str], call_ret: str, types: list[str]) -> list[str]:
-    """Emit the (placeholder) call and extract its result values."""
+def _unpack(body: list[str], call_ret: str, paths: list[str]) -> list[str]:
+    """Emit the (placeholder) call and extract its result values (``extractvalue``
+    index paths; a scalar result is the value itself)."""
     if call_ret == "void":
         body.append("  <CALL>")
         return []
     body.append("  %r = <CALL>")
-    if len(types) == 1 and not call_ret.startswith("{"):
+    if call_ret[0] not in "{[":
         return ["%r"]
     values = []
-    for j in range(len(types)):
-        body.append(f"  %r{j} = extractvalue {call_ret} %r, {j}")
+    for j, path in enumerate(paths):
+        body.append(f"  %r{j} = extractvalue {call_ret} %r, {path}")
         values.append(f"%r{j}")
     return values
 

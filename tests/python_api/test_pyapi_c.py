@@ -8,6 +8,7 @@ import pytest
 from pyapi_helpers import C_KERNELS, central_fd, energy_np, fd_gradient, rhs_np
 
 import irgrad
+import irgrad.errors
 from irgrad import Active, Const, Duplicated, DuplicatedNoNeed
 
 RNG = np.random.default_rng(7)
@@ -166,3 +167,24 @@ def test_derivatives_see_the_state_primal_calls_set(opt: int, tmp_path_factory: 
     assert lib["call_count"]() == 2  # the derivatives ran the primal code on the same state
     lib["set_weights"](2 * w, 0.5)
     np.testing.assert_allclose(lib.gradient("weighted")(x), 2 * expected, rtol=1e-14)
+
+
+def test_vector_forward_mode_gives_jacobians(lib: irgrad.Library) -> None:
+    x, w = RNG.normal(size=N), RNG.normal(size=N)
+    eye = np.eye(N)
+    grad = lib.gradient("energy")(x, N, 0.7)
+    np.testing.assert_allclose(lib.fwddiff("energy", Duplicated(x, eye), N, 0.7, width=N), grad,
+                               rtol=1e-12)  # fmt: skip
+    primal, tangents = lib.fwddiff("energy", Duplicated(x, [eye[0], eye[3]]), N,
+                                   Duplicated(0.7, (0.0, 1.0)), width=2, return_primal=True)  # fmt: skip
+    assert primal == pytest.approx(energy_np(x, 0.7))
+    dk = lib.gradient("energy", wrt=2)(x, N, 0.7)
+    np.testing.assert_allclose(tangents, [grad[0], grad[3] + dk], rtol=1e-12)
+    # columns of the Jacobian of an array function, checked against reverse mode rows
+    y, cols = np.zeros(N), np.zeros((N, N))
+    lib.fwddiff("rhs", Duplicated(y, cols), Duplicated(x, eye), w, N, width=N)
+    for i in range(N):
+        row = lib.vjp("rhs", wrt=1, outputs=0)(y, x, w, N, eye[i])
+        np.testing.assert_allclose(cols[:, i], row, rtol=1e-12, atol=1e-15)
+    with pytest.raises(irgrad.errors.UsageError, match=r"width=3 needs 3 tangents"):
+        lib.fwddiff("energy", Duplicated(x, eye), N, 0.7, width=3)
