@@ -196,3 +196,20 @@ end module
     lib["set_k"](3.0)  # bind(c) with VALUE: a plain double
     assert lib["energy"](x, 3) == pytest.approx(3 * float(x @ x))
     np.testing.assert_allclose(lib.gradient("energy")(x, 3), 6 * x, rtol=1e-14)
+
+
+def test_c_calling_fortran_in_one_module(tmp_path: Path) -> None:
+    (tmp_path / "k.f90").write_text(
+        'function fsq(x) result(r) bind(c, name="fsq")\n  use iso_c_binding\n'
+        "  real(c_double), value :: x\n  real(c_double) :: r\n  r = x*x*sin(x)\nend function\n"
+    )
+    (tmp_path / "m.c").write_text(
+        "double fsq(double);\n"
+        "double total(const double *x, int n) {\n"
+        "  double s = 0; for (int i = 0; i < n; i++) s += fsq(x[i]); return s; }\n"
+    )
+    lib = irgrad.compile([tmp_path / "m.c", tmp_path / "k.f90"], cache_dir=tmp_path / "c")
+    assert lib.language == "c/fortran"
+    x = RNG.normal(size=4)
+    expected = 2 * x * np.sin(x) + x * x * np.cos(x)  # differentiated across languages
+    np.testing.assert_allclose(lib.gradient("total")(x, 4), expected, rtol=1e-13)
