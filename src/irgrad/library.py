@@ -53,6 +53,7 @@ class Library:
         self.runtimes: list[str] = meta["runtimes"]
         self.primal_file: str = meta["primal"]
         self.shared_globals: list[tuple[str, str]] = [tuple(g) for g in meta["shared_globals"]]  # type: ignore[misc]
+        self.internal: list[str] = meta.get("internal", [])  # static functions (not callable)
         self.cache_hit = cache_hit  # True when compile() found everything on disk
         self.signatures: dict[str, Signature] = {
             s["symbol"]: Signature.from_json(s) for s in meta["signatures"]
@@ -81,6 +82,9 @@ class Library:
             return f"{name}_"
         if len(by_source) > 1:
             raise UsageError(f"'{name}' is ambiguous: use one of {', '.join(by_source)}")
+        if name in self.internal:
+            raise UsageError(f"'{name}' has internal linkage (static): it is not exported; "
+                             "remove 'static' or call it through an exported function")  # fmt: skip
         shown = ", ".join(self.names[:20]) or "none"
         raise UsageError(f"no function '{name}' in the library (functions: {shown})")
 
@@ -112,6 +116,10 @@ class Library:
             return self.function(name)
         except UsageError as exc:
             raise AttributeError(str(exc)) from None
+
+    def __dir__(self) -> list[str]:
+        names = {n for s, sig in self.signatures.items() for n in (s, sig.name)}
+        return sorted(set(super().__dir__()) | {n for n in names if n.isidentifier()})
 
     def __contains__(self, name: object) -> bool:
         try:
@@ -330,11 +338,21 @@ def _build(
         "flags": flags,
         "runtimes": runtimes,
         "primal": primal,
+        "internal": _internal_functions(module),
         "shared_globals": shared,
         "signatures": [s.to_json() for s in signatures.values()],
     }
     entry.write_json("library.json", meta)  # written last: marks the entry complete
     return meta
+
+
+def _internal_functions(module: Any) -> list[str]:
+    """Names of the functions defined with local linkage (C ``static``)."""
+    import llvmlite.binding as llvm
+
+    local = (llvm.Linkage.internal, llvm.Linkage.private)
+    return sorted(fn.name for fn in module.functions
+                  if not fn.is_declaration and fn.linkage in local)  # fmt: skip
 
 
 __all__ = ["Derivative", "Library", "compile", "compile_c"]

@@ -72,8 +72,10 @@ def test_wrong_activity(lib: irgrad.Library) -> None:
         lib.fwddiff("energy", Active(x), 3, 1.0)
     with pytest.raises(UsageError, match="pass a value"):
         lib.autodiff("energy", Duplicated, 3, 1.0)
-    with pytest.raises(UsageError, match="a shadow array is required"):
+    with pytest.raises(UsageError, match="adds into the shadow, so it must be an array"):
         lib.autodiff("energy", Duplicated(x, None), 3, Const(1.0))
+    with pytest.raises(UsageError, match="a shadow array is required"):
+        lib.fwddiff("energy", Duplicated(x, None), 3, Const(1.0))
     with pytest.raises(UsageError, match="returns i64, not a float"):
         lib.gradient("count_positive")
     with pytest.raises(UsageError, match=r"returns void.*outputs="):
@@ -119,6 +121,13 @@ def test_compile_errors_are_reported(tmp_path: Path) -> None:
         lib["h"]
     with pytest.raises(DifferentiationError, match="No derivative found for ext"):
         lib.autodiff("h", 2.0)
+    hidden = irgrad.compile(source="static double sq(double x) { return x * x; }\n"
+                            "double twice(double x) { return 2 * sq(x); }",
+                            language="c", opt_level=0, cache_dir=tmp_path)  # fmt: skip
+    with pytest.raises(UsageError, match=r"'sq' has internal linkage \(static\)"):
+        hidden["sq"]
+    assert hidden.autodiff("twice", 3.0) == (12.0,)
+    assert "twice" in dir(hidden) and "sq" not in dir(hidden)
 
 
 def test_integer_arrays_are_not_differentiated(tmp_path: Path) -> None:
