@@ -24,7 +24,7 @@ from irgrad import ir
 from irgrad.ad.config import DiffeType, FnConfig
 from irgrad.ad.gradient_utils import GradientUtils, clone_instruction
 from irgrad.ad.reverse_activity import callee_name, has_float
-from irgrad.ad.reverse_calls import augment_calls, reverse_call
+from irgrad.ad.reverse_calls import reverse_call
 from irgrad.ad.reverse_insts import reverse_value_instruction
 from irgrad.ad.reverse_memory import (
     create_shadow,
@@ -34,6 +34,7 @@ from irgrad.ad.reverse_memory import (
     reverse_store,
     should_drop_forward_free,
 )
+from irgrad.analysis.cfg import reverse_postorder
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def create_primal_and_gradient(ctx: object, config: FnConfig) -> ir.Function:
     return new
 
 
-def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> GradientUtils:
+def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> None:
     gu = GradientUtils(ctx, config, new)
     orig = config.function
     # -- arguments -------------------------------------------------------------------
@@ -97,11 +98,9 @@ def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> GradientUtil
         differeturn = new.args[k]
     _clone_body(gu)
     _forward_shadows(gu)
-    augment_calls(gu)  # calls that need their callee's augmented primal (reverse_calls.py)
     _reverse_pass(gu, differeturn)
     if gu.tape is not None:
         gu.tape.finalize()
-    return gu  # split mode (augmented.py) cuts the finished function in two
 
 
 # -- forward pass --------------------------------------------------------------------------
@@ -130,7 +129,9 @@ def _clone_body(gu: GradientUtils) -> None:
 
 def _forward_shadows(gu: GradientUtils) -> None:
     pending_phis: list[tuple[ir.PHINode, ir.PHINode]] = []
-    for bb in gu.orig.blocks:
+    # dominators first: a shadow must exist before its uses (the block layout after
+    # LLVM's passes may put a use before its definition, e.g. numba's inlined code)
+    for bb in reverse_postorder(gu.orig):
         if bb not in gu.reachable:
             continue
         for inst in list(bb.instructions):
