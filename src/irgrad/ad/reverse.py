@@ -24,7 +24,7 @@ from irgrad import ir
 from irgrad.ad.config import DiffeType, FnConfig
 from irgrad.ad.gradient_utils import GradientUtils, clone_instruction
 from irgrad.ad.reverse_activity import callee_name, has_float
-from irgrad.ad.reverse_calls import reverse_call
+from irgrad.ad.reverse_calls import augment_calls, reverse_call
 from irgrad.ad.reverse_insts import reverse_value_instruction
 from irgrad.ad.reverse_memory import (
     create_shadow,
@@ -81,7 +81,7 @@ def create_primal_and_gradient(ctx: object, config: FnConfig) -> ir.Function:
     return new
 
 
-def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> None:
+def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> GradientUtils:
     gu = GradientUtils(ctx, config, new)
     orig = config.function
     # -- arguments -------------------------------------------------------------------
@@ -98,9 +98,11 @@ def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> None:
         differeturn = new.args[k]
     _clone_body(gu)
     _forward_shadows(gu)
+    augment_calls(gu)  # calls that need their callee's augmented primal (reverse_calls.py)
     _reverse_pass(gu, differeturn)
     if gu.tape is not None:
         gu.tape.finalize()
+    return gu  # split mode (augmented.py) cuts the finished function in two
 
 
 # -- forward pass --------------------------------------------------------------------------
