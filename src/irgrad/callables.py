@@ -29,7 +29,8 @@ def ctype_of(ir_type: str, dtype: str | None, kind: str = "") -> Any:
     if ir_type == "ptr" and kind != "unsupported":
         return ctypes.c_void_p
     if dtype is None or dtype not in CTYPES:
-        what = "pointers to pointers" if ir_type == "ptr" else f"values of LLVM type {ir_type}"
+        what = ("pointers to pointers and structs" if ir_type == "ptr"
+                else f"values of LLVM type {ir_type}")  # fmt: skip
         raise UsageError(f"{what} cannot be passed from Python")
     return CTYPES[dtype]
 

@@ -227,8 +227,13 @@ def scalar_dtype(ir_type: str, unsigned: bool = False) -> str | None:
     return None if pair is None else pair[1 if unsigned else 0]
 
 
+_ABI_ONLY = ("byval", "sret", "inalloca", "preallocated", "byref")  # structs in memory
+
+
 def make_arg(name: str, ir_type: str, attrs: tuple[str, ...], di: DIType | None) -> ArgSpec:
     """One parameter's spec from its IR type and what debug info says about it."""
+    if di is not None and di.struct and not di.pointer:
+        return ArgSpec(name, ir_type, "unsupported", None, attrs)  # a struct by value
     if ir_type == "ptr":
         if di is not None and di.nested:
             return ArgSpec(name, "ptr", "unsupported", None, attrs)
@@ -284,12 +289,21 @@ def read_signatures(module: Any, text: str) -> dict[str, Signature]:
         elements = [str(e) for e in fn_type.elements]
         di_types = debug.types(fn.name)
         names = debug.param_names(fn.name)
+        ir_args = list(fn.arguments)
+        if di_types is not None and len(di_types) != len(ir_args) + 1:
+            # the ABI changed the parameter list (sret, split complex, Fortran string
+            # lengths): debug info no longer lines up, so it is not used
+            di_types, names = None, {}
         args = []
-        for i, arg in enumerate(fn.arguments):
-            di = di_types[i + 1] if di_types is not None and i + 1 < len(di_types) else None
-            attrs = tuple(a.decode() for a in arg.attributes if a in (b"zeroext", b"signext"))
+        for i, arg in enumerate(ir_args):
+            di = di_types[i + 1] if di_types is not None else None
+            raw = [a.decode() for a in arg.attributes]
+            attrs = tuple(a for a in raw if a in ("zeroext", "signext"))
             name = names.get(i + 1) or arg.name or f"arg{i}"
-            args.append(make_arg(name, elements[i + 1], attrs, di))
+            spec = make_arg(name, elements[i + 1], attrs, di)
+            if any(a.split("(")[0] in _ABI_ONLY for a in raw):
+                spec = ArgSpec(name, spec.ir_type, "unsupported", None, attrs)
+            args.append(spec)
         ret = elements[0]
         ret_di = di_types[0] if di_types else None
         unsigned = bool(ret_di and ret_di.dtype and ret_di.dtype.startswith("u"))

@@ -110,3 +110,23 @@ def test_restype_override(tmp_path: Path) -> None:
     assert lib.function("big", restype="size_t")() == 2**64 - 1
     with pytest.raises(UsageError, match="restype of big: 'int' is i32 in LLVM IR, but the function returns i64"):
         lib.function("big", restype="int")
+
+
+def test_structs_by_value_and_abi_rewrites_are_not_guessed(tmp_path: Path) -> None:
+    lib = irgrad.compile(source="""
+struct big { double a, b, c; };
+struct two { double v, w; };
+struct big make(double x) { struct big r = {x, x, x}; return r; }
+double use(struct big b, double y) { return b.a * y; }
+double pair(struct two t, const double *x) { return t.v * x[0]; }
+double fine(const double *x) { return x[0]; }
+""", language="c", cache_dir=tmp_path)  # fmt: skip
+    sret = lib.signatures["make"]  # void (ptr sret, double): debug info no longer lines up
+    assert [a.kind for a in sret.args] == ["unsupported", "float"]
+    assert lib.signatures["use"].args[0].kind == "unsupported"  # byval
+    # struct {double, double} is split into two doubles: debug info is not used
+    assert [a.dtype for a in lib.signatures["pair"].args] == ["float64", "float64", None]
+    for name in ("make", "use"):
+        with pytest.raises(UsageError, match="cannot be passed from Python"):
+            lib[name]
+    assert lib["fine"](np.array([4.0])) == 4.0
