@@ -167,6 +167,12 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
     else:
         bld.unreachable()
     _remap(rev, vmap)
+    for f in (aug, rev):
+        for inst in f.instructions():
+            for op in inst.operands:
+                if isinstance(op, ir.Argument) and op.parent is work:
+                    raise gu.error(f"internal: {f.name} uses {op.name or 'an argument'} of "
+                                   "the work function after the split", inst)
     free = _libc(gu, "free", ir.void, [ir.ptr])
     for b in rev.blocks:
         term = b.terminator

@@ -145,7 +145,10 @@ def augment_calls(gu: GradientUtils) -> None:
             fn = inst.called_function
             if fn is None or fn.is_declaration or fn.name.startswith("llvm."):
                 continue
-            if not _is_active_call(gu, inst) or cheap_call_is_exact(gu, fn):
+            if not _is_active_call(gu, inst):
+                continue
+            _check_pointer_result(gu, inst, fn)
+            if cheap_call_is_exact(gu, fn):
                 continue
             if not isinstance(inst, ir.CallInst):
                 raise gu.error(f"No derivative found for {fn.name}: an invoke of a function "
@@ -175,6 +178,29 @@ def augment_calls(gu: GradientUtils) -> None:
                 gu.entry_marker = res  # type: ignore[assignment]
             fwd.erase_from_parent()
             tapes[inst] = tape
+
+
+def _check_pointer_result(gu: GradientUtils, call: ir.CallBase, fn: ir.Function) -> None:
+    """A returned pointer through which floating-point data is read or written would need
+    a shadow of the result (Enzyme's shadow return): not supported yet, so an error
+    instead of a zero derivative."""
+    if not call.type.is_pointer or not any(gu.is_shadowed(a) for a in call.args):
+        return
+    seen: set[ir.Value] = {call}
+    work: list[ir.Value] = [call]
+    while work:
+        v = work.pop()
+        for u in v.users:
+            bad = (isinstance(u, ir.LoadInst) and u.pointer is v and has_float(u.type)) or (
+                isinstance(u, ir.StoreInst) and u.pointer is v and has_float(u.value.type))
+            if isinstance(u, ir.Instruction) and u.type.is_pointer and u not in seen \
+                    and u.opcode in ("getelementptr", "bitcast", "phi", "select"):
+                seen.add(u)
+                work.append(u)
+            if bad:
+                raise gu.error(f"No derivative found for {fn.name}: it returns a pointer "
+                               "through which active data is accessed (shadow return values "
+                               "are not supported yet)", call)
 
 
 def _reverse_augmented_call(gu: GradientUtils, call: ir.CallInst, fn: ir.Function,
