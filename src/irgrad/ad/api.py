@@ -1,7 +1,8 @@
 """Lowering of the user's ``__enzyme_*`` calls (Enzyme's C API) to synthesized derivatives.
 
-``__enzyme_autodiff*(fn, args...)`` (reverse mode) and ``__enzyme_fwddiff*(fn, args...)``
-(forward mode) are matched by name prefix. The arguments after ``fn`` are read with
+``__enzyme_autodiff*(fn, args...)`` (reverse mode), ``__enzyme_fwddiff*(fn, args...)``
+(forward mode) and the split pair ``__enzyme_augmentfwd*`` / ``__enzyme_reverse*`` (see
+:mod:`irgrad.ad.api_split`) are matched by name prefix. The arguments after ``fn`` are read with
 Enzyme's markers (``enzyme_dup x, dx``, ``enzyme_out x``, ``enzyme_const x``,
 ``enzyme_width, N``, ...; see ``include/enzyme/enzyme.h``), the request becomes a
 :class:`FnConfig`, and the call is replaced by a call to the derivative from the
@@ -24,9 +25,9 @@ from irgrad.ir.builder import constant_of
 
 REVERSE_PREFIX = "__enzyme_autodiff"
 FORWARD_PREFIX = "__enzyme_fwddiff"
+AUGMENTED_PREFIX = "__enzyme_augmentfwd"
+SPLIT_REVERSE_PREFIX = "__enzyme_reverse"
 UNSUPPORTED_PREFIXES = (
-    "__enzyme_augmentfwd",
-    "__enzyme_reverse",
     "__enzyme_fwdsplit",
     "__enzyme_virtualreverse",
 )
@@ -38,11 +39,14 @@ ACTIVITY_MARKERS = {
     "enzyme_const": DiffeType.CONST,
 }
 OPTION_MARKERS = ("enzyme_width", "enzyme_primal_return")
+SPLIT_MARKERS = ("enzyme_tape", "enzyme_allocated")  # each followed by one value
 UNSUPPORTED_MARKERS = (
     "enzyme_dupv", "enzyme_dupnoneedv", "enzyme_vector", "enzyme_buffer", "enzyme_noret",
-    "enzyme_tape", "enzyme_allocated", "enzyme_nofree", "enzyme_scalar",
+    "enzyme_nofree", "enzyme_scalar",
 )  # fmt: skip
-MARKER_NAMES = frozenset([*ACTIVITY_MARKERS, *OPTION_MARKERS, *UNSUPPORTED_MARKERS])
+MARKER_NAMES = frozenset([*ACTIVITY_MARKERS, *OPTION_MARKERS, *SPLIT_MARKERS,
+                          *UNSUPPORTED_MARKERS])
+SPLIT_MODES = (DerivativeMode.REVERSE_PRIMAL, DerivativeMode.REVERSE_GRADIENT)
 
 
 def marker_name(value: ir.Value) -> str | None:
@@ -65,8 +69,12 @@ def entry_mode(name: str) -> DerivativeMode | None:
         return DerivativeMode.REVERSE_COMBINED
     if name.startswith(FORWARD_PREFIX):
         return DerivativeMode.FORWARD
-    if name.startswith(UNSUPPORTED_PREFIXES):
+    if name.startswith(AUGMENTED_PREFIX):
         return DerivativeMode.REVERSE_PRIMAL
+    if name.startswith(SPLIT_REVERSE_PREFIX):
+        return DerivativeMode.REVERSE_GRADIENT
+    if name.startswith(UNSUPPORTED_PREFIXES):
+        return DerivativeMode.FORWARD  # rejected by lower_call with a clear message
     return None
 
 
@@ -83,6 +91,36 @@ class ParsedCall:
     return_primal: bool = False
     sret: ir.Value | None = None  # the pointer a struct result is returned through
     sret_type: ir.Type | None = None
+    tape: ir.Value | None = None  # split reverse: the value after enzyme_tape
+    differet: ir.Value | None = None  # split reverse: the adjoint of the result
+
+
+def _split_markers(call: ir.CallBase, rest: list[ir.Value], mode: DerivativeMode,
+                   parsed: ParsedCall) -> list[ir.Value]:
+    """Take ``enzyme_tape, tape`` and ``enzyme_allocated, size`` out of the arguments."""
+    out: list[ir.Value] = []
+    k = 0
+    while k < len(rest):
+        name = marker_name(rest[k])
+        if name not in SPLIT_MARKERS:
+            out.append(rest[k])
+            k += 1
+            continue
+        if mode not in SPLIT_MODES:
+            raise _error(call, f"{name} is only valid in split mode (__enzyme_augmentfwd / "
+                         "__enzyme_reverse)")
+        if k + 1 >= len(rest) or marker_name(rest[k + 1]) is not None:
+            raise _error(call, f"the marker {name} must be followed by a value")
+        if name == "enzyme_tape":
+            if mode is not DerivativeMode.REVERSE_GRADIENT:
+                raise _error(call, "enzyme_tape is an argument of __enzyme_reverse (the "
+                             "tape __enzyme_augmentfwd returned)")
+            if not rest[k + 1].type.is_pointer:
+                raise _error(call, f"the tape after enzyme_tape must be a pointer (the "
+                             f"result of __enzyme_augmentfwd), not {rest[k + 1].type}")
+            parsed.tape = rest[k + 1]
+        k += 2  # enzyme_allocated N: the tape is always a heap pointer; N is not needed
+    return out
 
 
 def _error(call: ir.CallBase, message: str) -> DifferentiationError:
@@ -169,7 +207,7 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
         )
     parsed = ParsedCall(target, mode, sret=sret, sret_type=sret_type)
     params = target.function_type.params
-    rest = args[1:]
+    rest = _split_markers(call, args[1:], mode, parsed)
     k = 0
     # leading options: enzyme_width N, enzyme_primal_return
     while k < len(rest):
@@ -244,6 +282,13 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
                 shadows.append(shadow)
                 k += 1
         parsed.shadows.append(shadows)
+    if (k == len(rest) - 1 and mode is DerivativeMode.REVERSE_GRADIENT
+            and target.return_type.is_fp_or_fp_vector and marker_name(rest[k]) is None):
+        if not _compatible(rest[k].type, target.return_type):
+            raise _error(call, f"the adjoint of the result of {target.name} passed to {entry} "
+                         f"has type {rest[k].type}, expected {target.return_type}")
+        parsed.differet = rest[k]
+        k += 1
     if k < len(rest):
         extra = len(rest) - k
         if marker_name(rest[k]) is not None and k == len(rest) - 1:
@@ -331,11 +376,16 @@ def _leaf_count(ty: ir.Type) -> int:
 def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) -> None:
     """Replace one ``__enzyme_*`` call by a call to the synthesized derivative."""
     entry = call.called_function.name if call.called_function is not None else "__enzyme"
-    if mode is DerivativeMode.REVERSE_PRIMAL:
-        raise _error(call, f"{entry}: split reverse mode is not supported yet")
+    if entry.startswith(UNSUPPORTED_PREFIXES):
+        raise _error(call, f"{entry}: this split mode is not supported yet")
     if not isinstance(call, ir.CallInst):
         raise _error(call, f"{entry} must be called with 'call' (not {call.opcode})")
     parsed = parse_call(call, mode, ctx.module)
+    if mode in SPLIT_MODES:
+        from irgrad.ad.api_split import lower_split_call
+
+        lower_split_call(ctx, call, parsed, entry)
+        return
     ret_activity = return_activity(parsed, call)
     return_primal = mode is DerivativeMode.FORWARD and _forward_wants_primal(parsed, call)
     if return_primal and ret_activity is DiffeType.CONST:
