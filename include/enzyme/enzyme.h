@@ -13,7 +13,7 @@
  *   enzyme_primal_return    also return the primal result
  *   enzyme_tape, tape       (split mode) the tape from __enzyme_augmentfwd
  *   enzyme_allocated, N     (split mode) the tape size in bytes
- *   enzyme_nofree           (split mode) do not free the tape in the reverse pass
+ *   enzyme_nofree           (split mode) do not free the tape (not supported yet)
  *
  * Without a marker, pointers are duplicated, floating-point scalars are active and
  * integers are constant. The markers are never defined: irgrad removes every reference
@@ -65,8 +65,18 @@ void __enzyme_fwddiff_void(void *fn, ...);
 void *__enzyme_fwddiff_ptr(void *fn, ...);
 float __enzyme_fwddiff_float(void *fn, ...);
 
-/* split reverse mode: the augmented forward pass returns a tape (and the primal when
-   asked for); the reverse pass consumes it (pass it after enzyme_tape) */
+/* split reverse mode:
+     void *tape = __enzyme_augmentfwd((void *)f, args...);
+       runs f (its effects on memory happen, shadows are filled) and returns the tape;
+       declare your own prototype returning struct { void *tape; T result; } (any
+       __enzyme_augmentfwd* name) to also get f's result;
+     double d = __enzyme_reverse((void *)f, args..., d_result, enzyme_tape, tape);
+       adds the adjoints into the shadows, returns the adjoints of the active scalars
+       like __enzyme_autodiff and frees the tape. d_result (the adjoint of f's
+       floating-point result) follows the arguments (0 when omitted); enzyme_tape, tape
+       may come anywhere after f.
+   Both calls must use the same markers. The inputs may be overwritten between them.
+   enzyme_allocated, N is accepted and ignored (the tape is a heap pointer). */
 void *__enzyme_augmentfwd(void *fn, ...);
 double __enzyme_reverse(void *fn, ...);
 void __enzyme_reverse_void(void *fn, ...);
