@@ -65,6 +65,13 @@ def numba_ir(func: Callable[..., Any], signature: Any) -> tuple[str, str]:
     ``signature`` is anything numba accepts: ``"float64(float64, float64)"``, a
     ``numba.core.typing.Signature``, or a tuple of argument types.
     """
+    text, cres = numba_module(func, signature)
+    return text, cres.fndesc.llvm_cfunc_wrapper_name
+
+
+def numba_module(func: Callable[..., Any], signature: Any) -> tuple[str, Any]:
+    """``(module_text, compile_result)``: like :func:`numba_ir`, with numba's compile
+    result (``.fndesc.mangled_name`` is the internal function, ``.signature`` the types)."""
     from numba.core import errors as numba_errors
     from numba.core import sigutils
 
@@ -83,5 +90,5 @@ def numba_ir(func: Callable[..., Any], signature: Any) -> tuple[str, str]:
     wrapper = cres.fndesc.llvm_cfunc_wrapper_name
     for _name, text in reversed(captured):
         if f'@"{wrapper}"' in text or f"@{wrapper}(" in text:
-            return text, wrapper
+            return text, cres
     raise UsageError(f"numba produced no module defining '{wrapper}'")

@@ -1,0 +1,212 @@
+"""Derivatives of numba ``@njit`` functions: ``irgrad.grad``, ``irgrad.vjp``, ``irgrad.jvp``.
+
+The analogue of Enzyme.jl for numba: the function's LLVM module is taken before numba's
+final optimization, irgrad appends C-ABI wrappers that call Enzyme's entry points on it
+(:mod:`irgrad.numba_ad_abi`), and the module goes through irgrad's pipeline into a JIT
+(:mod:`irgrad.numba_ad_build`). The derivative is called through a ctypes pointer from a
+small ``@njit`` adapter (:mod:`irgrad.numba_ad_codegen`), so it is callable from Python
+and from other ``@njit`` functions::
+
+    @numba.njit
+    def f(x, y):                      # x: float64 array, y: float64
+        return np.sum(np.sin(x)) * y
+
+    dfdx, dfdy = irgrad.grad(f)(x, 2.0)
+    (dx, dy) = irgrad.vjp(f)((x, 2.0), 1.0, (np.zeros_like(x), 0.0))
+    value, dvalue, (tx, ty) = irgrad.jvp(f)((x, 2.0), (np.ones_like(x), 0.0))
+
+Supported arguments: float64 scalars (active), C-contiguous float64 arrays of any rank
+(duplicated: shadow of the same shape), integer and boolean scalars (constant). Anything
+else (int or float32 arrays, non-contiguous arrays, tuples, ...) is a
+:class:`~irgrad.errors.UsageError` naming the argument. ``f`` must return a float64 (or
+None for vjp/jvp of functions that only write into array arguments). Arrays the function
+allocates itself (``np.empty``, ``np.exp(x)``, ``x * y``) are differentiated through (NRT
+allocation becomes calloc + an arena, :mod:`irgrad.numba_ad_nrt`); returning an array is
+not supported (write it into an output argument and use vjp/jvp).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from irgrad.errors import UsageError
+
+_counter = itertools.count()
+_MODES = ("grad", "vjp", "jvp")
+
+
+def _py_func(func: Any) -> Callable[..., Any]:
+    from numba.core.dispatcher import Dispatcher
+
+    if isinstance(func, Dispatcher):
+        return func.py_func  # type: ignore[no-any-return]
+    if callable(func):
+        return func  # type: ignore[no-any-return]
+    raise UsageError(f"irgrad.grad/vjp/jvp need a numba @njit function, got {func!r}")
+
+
+def _arity(py_func: Callable[..., Any]) -> int:
+    import inspect
+
+    params = inspect.signature(py_func).parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY) for p in params):
+        raise UsageError(f"{py_func.__name__}: irgrad needs a function with positional "
+                         "parameters only (no *args, **kwargs or keyword-only parameters)")
+    return len(params)
+
+
+class NumbaDerivative:
+    """``grad(f)``, ``vjp(f)`` or ``jvp(f)``: callable from Python and from ``@njit`` code.
+
+    Inside ``@njit`` code the object is typed as its numba dispatcher (``.dispatcher``);
+    from Python, arguments are checked first so a wrong type is a UsageError.
+    """
+
+    def __init__(self, func: Any, mode: str, opt_level: int = 2) -> None:
+        if mode not in _MODES:
+            raise UsageError(f"unknown derivative kind {mode!r}, expected one of {_MODES}")
+        self.py_func = _py_func(func)
+        self.mode = mode
+        self.opt_level = opt_level
+        self.__name__ = f"{mode}_{self.py_func.__name__}"
+        self.__doc__ = f"irgrad.{mode} of {self.py_func.__name__}"
+        self._arity = _arity(self.py_func)
+        self.dispatcher = self._make_dispatcher()
+
+    def __repr__(self) -> str:
+        return f"<irgrad.{self.mode} of {self.py_func.__qualname__}>"
+
+    # --- Python entry -------------------------------------------------------------------
+    def __call__(self, *args: Any) -> Any:
+        self._check_python_args(args)
+        return self.dispatcher(*args)
+
+    def _check_python_args(self, args: tuple[Any, ...]) -> None:
+        import numba
+
+        expected = self._arity if self.mode == "grad" else (3 if self.mode == "vjp" else 2)
+        if len(args) != expected:
+            raise UsageError(f"{self!r} takes {expected} arguments, got {len(args)}"
+                             + ("" if self.mode == "grad" else
+                                " (primals as a tuple, see irgrad.numba_ad)"))
+        try:
+            types = tuple(numba.typeof(a) for a in args)
+        except ValueError as exc:
+            raise UsageError(f"{self!r}: {exc}") from None
+        self._check_types(types)
+
+    def _check_types(self, types: tuple[Any, ...]) -> list[Any]:
+        """The ArgKinds for numba argument types (UsageError when unsupported)."""
+        from numba.core import types as nt
+
+        from irgrad.numba_ad_build import kinds_of
+
+        if self.mode == "grad":
+            return kinds_of(self.py_func, types)
+        primals = types[0]
+        if not isinstance(primals, nt.BaseTuple) or len(primals) != self._arity:
+            raise UsageError(f"{self!r}: the first argument must be a tuple of the "
+                             f"{self._arity} arguments of {self.py_func.__name__}")
+        kinds = kinds_of(self.py_func, tuple(primals))
+        diff = [k for k in kinds if k.differentiable]
+        seeds = types[-1]
+        what = "ct_args" if self.mode == "vjp" else "tangents"
+        if not isinstance(seeds, nt.BaseTuple) or len(seeds) != len(diff):
+            raise UsageError(f"{self!r}: {what} must be a tuple with one entry per float64 "
+                             f"scalar or array argument ({len(diff)}), got {seeds}")
+        for j, (k, t) in enumerate(zip(diff, seeds, strict=True)):
+            if k.kind == "array" and not (isinstance(t, nt.Array) and t.dtype == nt.float64
+                                           and t.ndim == k.ndim):
+                raise UsageError(f"{self!r}: {what}[{j}] (for '{k.name}') must be a float64 "
+                                 f"array of {k.ndim} dimension(s), got {t}")
+            if k.kind == "float" and not isinstance(t, nt.Number):
+                raise UsageError(f"{self!r}: {what}[{j}] (for '{k.name}') must be a number, "
+                                 f"got {t}")
+        if self.mode == "vjp" and not isinstance(types[1], nt.Number):
+            raise UsageError(f"{self!r}: ct_return must be a number, got {types[1]}")
+        return kinds
+
+    # --- numba entry --------------------------------------------------------------------
+    def _make_dispatcher(self) -> Any:
+        """An ``@njit`` entry whose body calls an ``@overload``-ed stub: the overload builds
+        the derivative for the argument types numba sees (Python calls and @njit callers)."""
+        import numba
+        from numba.extending import overload
+
+        if self.mode == "grad":
+            params = [f"a{i}" for i in range(self._arity)]
+        elif self.mode == "vjp":
+            params = ["primals", "ct_return", "ct_args"]
+        else:
+            params = ["primals", "tangents"]
+        plist = ", ".join(params)
+        namespace: dict[str, Any] = {}
+        exec(f"def stub({plist}):\n    raise NotImplementedError\n", namespace)
+        stub = namespace["stub"]
+        stub.__name__ = f"irgrad_{self.__name__}_{next(_counter)}"
+        exec(f"def typer({plist}):\n    return make_impl(({plist},))\n",
+             {"make_impl": self._make_impl}, namespace)
+        overload(stub, jit_options={"nopython": True})(namespace["typer"])
+        exec(f"def entry({plist}):\n    return stub({plist})\n", {"stub": stub}, namespace)
+        entry = namespace["entry"]
+        entry.__name__ = self.__name__
+        return numba.njit(entry)
+
+    def _make_impl(self, types: tuple[Any, ...]) -> Callable[..., Any]:
+        import numpy as np
+
+        from irgrad.numba_ad_build import build
+        from irgrad.numba_ad_codegen import forward_source, reverse_source
+
+        kinds = self._check_types(types)
+        arg_types = types if self.mode == "grad" else tuple(types[0])
+        name = self.py_func.__name__
+        mode = "fwd" if self.mode == "jvp" else "rev"
+        built = build(self.py_func, arg_types, mode, self.opt_level)
+        if self.mode == "grad" and not built.has_return:
+            raise UsageError(f"irgrad.grad: {name} returns None; grad needs a float64 "
+                             "result (use irgrad.vjp for functions writing arrays)")
+        if mode == "rev":
+            source = reverse_source(name, kinds, vjp=self.mode == "vjp")
+        else:
+            source = forward_source(name, kinds, built.has_return)
+        (fn,) = built.functions.values()
+        namespace: dict[str, Any] = {"np": np, "FN": fn}
+        exec(source, namespace)
+        adapter: Callable[..., Any] = namespace["adapter"]
+        adapter.__irgrad_built__ = built  # type: ignore[attr-defined]  # keep the JIT alive
+        return adapter
+
+
+def grad(func: Any, *, opt_level: int = 2) -> NumbaDerivative:
+    """The gradient of a float64-valued numba function: ``grad(f)(*args)`` returns a tuple
+    with df/darg for every float64 scalar and float64 array argument, in order."""
+    return NumbaDerivative(func, "grad", opt_level)
+
+
+def vjp(func: Any, *, opt_level: int = 2) -> NumbaDerivative:
+    """Reverse mode: ``vjp(f)(primals, ct_return, ct_args)`` -> tuple over the float64
+    scalar/array arguments of the cotangents of their *initial* values; ``ct_args`` gives
+    the cotangents of the arrays' *final* contents (arrays f writes are outputs)."""
+    return NumbaDerivative(func, "vjp", opt_level)
+
+
+def jvp(func: Any, *, opt_level: int = 2) -> NumbaDerivative:
+    """Forward mode: ``jvp(f)(primals, tangents)`` -> ``(value, value_tangent,
+    tangents_out)``; tangents_out holds the tangents of the arrays' final contents."""
+    return NumbaDerivative(func, "jvp", opt_level)
+
+
+def _register_typeof() -> None:
+    from numba.extending import typeof_impl
+
+    @typeof_impl.register(NumbaDerivative)
+    def _typeof(value: NumbaDerivative, c: Any) -> Any:
+        from numba.core import types
+
+        return types.Dispatcher(value.dispatcher)
+
+
+_register_typeof()

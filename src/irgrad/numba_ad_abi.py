@@ -1,0 +1,285 @@
+"""The C-ABI wrappers irgrad appends to a numba module before differentiating it.
+
+numba compiles ``f`` to an internal function with its own calling convention::
+
+    i32 @<mangled>(ptr %retptr, ptr %excinfo, <exploded arguments>)
+
+where a float64 is a ``double``, an integer an ``iN`` and an array the exploded fields of
+its struct ``{meminfo, parent, nitems, itemsize, data, shape[ndim], strides[ndim]}``. The
+returned ``i32`` is a status (0 ok, -2 ok returning None, anything else: an exception was
+raised and ``excinfo`` describes it).
+
+irgrad calls it from wrappers with plain C arguments (``ptr status`` first, then per
+argument ``double`` / ``iN`` / ``ptr data, i64 shape...``). The array's meminfo and parent
+are null (NRT reference counting of a null meminfo does nothing), its strides are the
+C-contiguous ones. On top of the primal wrapper the derivative wrappers call Enzyme's
+entry points (``__enzyme_autodiff`` / ``__enzyme_fwddiff``) with markers, so the whole
+derivative is synthesized by irgrad's ordinary ``__enzyme_*`` lowering:
+
+* ``irgrad_nb_primal(status, args...) -> double | void``;
+* ``irgrad_nb_rev(status, ptr dscalars, double seed, args-with-shadows...)``: reverse
+  mode with the float return seeded with ``seed``; the derivatives of the float64 scalars
+  are stored to ``dscalars[i]``, array shadows accumulate (``+=``);
+  both derivative wrappers free the arrays numba allocated (and their shadows) when done,
+  see :mod:`irgrad.numba_ad_nrt`;
+* ``irgrad_nb_fwd(status, ptr primal_out, args-with-tangents...) -> double | void``:
+  forward mode; returns the tangent of the return value, stores its primal value to
+  ``primal_out``; array shadows are the tangents of the arrays' final contents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from irgrad.errors import UsageError
+
+PRIMAL = "irgrad_nb_primal"
+SEEDED = "irgrad_nb_seeded"
+REVERSE = "irgrad_nb_rev"
+FORWARD = "irgrad_nb_fwd"
+WRAPPERS = (PRIMAL, SEEDED, REVERSE, FORWARD)
+
+
+@dataclass(frozen=True)
+class ArgKind:
+    """How one argument of the numba function is passed and differentiated.
+
+    ``kind`` is ``"float"`` (a float64 scalar: active), ``"int"`` (an integer or boolean
+    scalar: constant, ``bits`` wide in numba's ABI) or ``"array"`` (a C-contiguous float64
+    array of ``ndim`` dimensions: duplicated with a shadow of the same shape).
+    """
+
+    kind: str
+    bits: int = 64
+    ndim: int = 0
+    name: str = ""
+
+    @property
+    def differentiable(self) -> bool:
+        return self.kind in ("float", "array")
+
+
+def classify(numba_type: Any, name: str, position: int) -> ArgKind:
+    """The :class:`ArgKind` of a numba type, or a :class:`UsageError` saying what is allowed."""
+    from numba.core import types
+
+    where = f"argument {position} ('{name}')"
+    if numba_type == types.float64:
+        return ArgKind("float", name=name)
+    if isinstance(numba_type, types.Boolean):
+        return ArgKind("int", bits=8, name=name)
+    if isinstance(numba_type, types.Integer):
+        return ArgKind("int", bits=numba_type.bitwidth, name=name)
+    if isinstance(numba_type, types.Array):
+        if numba_type.dtype != types.float64:
+            raise UsageError(
+                f"{where}: irgrad differentiates float64 arrays, got an array of "
+                f"{numba_type.dtype} (convert with .astype(np.float64))"
+            )
+        if numba_type.layout != "C" or numba_type.ndim < 1:
+            raise UsageError(
+                f"{where}: irgrad needs a C-contiguous float64 array, got a "
+                f"{'non-contiguous' if numba_type.layout != 'C' else '0-d'} array "
+                f"({numba_type}); pass np.ascontiguousarray(x)"
+            )
+        return ArgKind("array", ndim=numba_type.ndim, name=name)
+    raise UsageError(
+        f"{where}: irgrad supports float64 scalars, C-contiguous float64 arrays and integer "
+        f"scalars (constant), got {numba_type}"
+    )
+
+
+def returns_float(return_type: Any, name: str) -> bool:
+    """True for a float64 return, False for None; anything else is a UsageError."""
+    from numba.core import types
+
+    if return_type == types.float64:
+        return True
+    if return_type == types.none:
+        return False
+    raise UsageError(
+        f"{name} returns {return_type}: irgrad differentiates numba functions returning a "
+        "float64 or None (write array results into an output argument instead)"
+    )
+
+
+def exploded_count(kinds: list[ArgKind]) -> int:
+    """How many parameters numba's internal ABI has for these arguments (after the 2)."""
+    return sum(5 + 2 * k.ndim if k.kind == "array" else 1 for k in kinds)
+
+
+# --- text generation ---------------------------------------------------------------
+
+
+def _params(kinds: list[ArgKind], shadows: bool) -> list[str]:
+    """Wrapper parameters for the arguments (with shadow pointers / tangents if asked)."""
+    out: list[str] = []
+    for i, k in enumerate(kinds):
+        if k.kind == "float":
+            out.append(f"double %a{i}")
+            if shadows:
+                out.append(f"double %t{i}")
+        elif k.kind == "int":
+            out.append(f"i{k.bits} %a{i}")
+        else:
+            out.append(f"ptr %a{i}")
+            if shadows:
+                out.append(f"ptr %d{i}")
+            out += [f"i64 %a{i}.s{d}" for d in range(k.ndim)]
+    return out
+
+
+def _explode(kinds: list[ArgKind]) -> tuple[list[str], list[str]]:
+    """Instructions computing numba's exploded arguments and the argument list itself."""
+    body: list[str] = []
+    args: list[str] = []
+    for i, k in enumerate(kinds):
+        if k.kind == "float":
+            args.append(f"double %a{i}")
+        elif k.kind == "int":
+            args.append(f"i{k.bits} %a{i}")
+        else:
+            # C-contiguous strides: stride[d] = 8 * prod(shape[d+1:]); nitems = prod(shape)
+            strides = ["8"] * k.ndim
+            for d in range(k.ndim - 2, -1, -1):
+                body.append(f"  %a{i}.st{d} = mul i64 {strides[d + 1]}, %a{i}.s{d + 1}")
+                strides[d] = f"%a{i}.st{d}"
+            n = f"%a{i}.s0"
+            for d in range(1, k.ndim):
+                body.append(f"  %a{i}.n{d} = mul i64 {n}, %a{i}.s{d}")
+                n = f"%a{i}.n{d}"
+            args += ["ptr null", "ptr null", f"i64 {n}", "i64 8", f"ptr %a{i}"]
+            args += [f"i64 %a{i}.s{d}" for d in range(k.ndim)]
+            args += [f"i64 {strides[d]}" for d in range(k.ndim)]
+    return body, args
+
+
+def primal_wrapper(kinds: list[ArgKind], has_return: bool, internal: str) -> str:
+    """``irgrad_nb_primal(ptr status, args...)``: calls numba's function, stores its status."""
+    ret = "double" if has_return else "void"
+    slot = "double" if has_return else "[2 x i64]"
+    body, args = _explode(kinds)
+    lines = [
+        f"define {ret} @{PRIMAL}({', '.join(['ptr %status', *_params(kinds, False)])}) {{",
+        "entry:",
+        f"  %ret = alloca {slot}, align 8",
+        "  %exc = alloca ptr, align 8",
+        "  store ptr null, ptr %exc, align 8",
+    ]
+    if has_return:
+        lines.append("  store double 0.0, ptr %ret, align 8")
+    lines += body
+    call_args = ", ".join(["ptr %ret", "ptr %exc", *args])
+    lines.append(f'  %st = call i32 @"{internal}"({call_args})')
+    lines.append("  store i32 %st, ptr %status, align 4")
+    if has_return:
+        lines += ["  %r = load double, ptr %ret, align 8", "  ret double %r"]
+    else:
+        lines.append("  ret void")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _call_args(kinds: list[ArgKind]) -> list[str]:
+    """Plain arguments of the wrappers (no shadows), as call operands."""
+    return [p for p in _params(kinds, False)]
+
+
+def seeded_wrapper(kinds: list[ArgKind], has_return: bool) -> str:
+    """``irgrad_nb_seeded(status, double seed, args...)``: ``seed * primal(args)``."""
+    params = ", ".join(["ptr %status", "double %seed", *_params(kinds, False)])
+    call = ", ".join(["ptr %status", *_call_args(kinds)])
+    if not has_return:
+        return (f"define void @{SEEDED}({params}) {{\nentry:\n"
+                f"  call void @{PRIMAL}({call})\n  ret void\n}}")
+    return (f"define double @{SEEDED}({params}) {{\nentry:\n"
+            f"  %r = call double @{PRIMAL}({call})\n  %s = fmul double %r, %seed\n"
+            "  ret double %s\n}")
+
+
+def _marked_args(kinds: list[ArgKind], forward: bool) -> list[str]:
+    out: list[str] = []
+    for i, k in enumerate(kinds):
+        if k.kind == "float":
+            if forward:
+                out += ['metadata !"enzyme_dup"', f"double %a{i}", f"double %t{i}"]
+            else:
+                out += ['metadata !"enzyme_out"', f"double %a{i}"]
+        elif k.kind == "int":
+            out += ['metadata !"enzyme_const"', f"i{k.bits} %a{i}"]
+        else:
+            out += ['metadata !"enzyme_dup"', f"ptr %a{i}", f"ptr %d{i}"]
+            out += [x for d in range(k.ndim)
+                    for x in ('metadata !"enzyme_const"', f"i64 %a{i}.s{d}")]
+    return out
+
+
+def reverse_wrapper(kinds: list[ArgKind]) -> str:
+    """``irgrad_nb_rev(status, ptr dscalars, double seed, args-with-shadows...)``."""
+    floats = [i for i, k in enumerate(kinds) if k.kind == "float"]
+    params = ["ptr %status", "ptr %dscalars", "double %seed", *_rev_params(kinds)]
+    if not floats:
+        ret = "void"
+    elif len(floats) == 1:
+        ret = "double"
+    else:
+        ret = "{ " + ", ".join(["double"] * len(floats)) + " }"
+    marked = ['ptr @' + SEEDED, 'metadata !"enzyme_const"', "ptr %status",
+              'metadata !"enzyme_const"', "double %seed", *_marked_args(kinds, False)]
+    lines = [f"define void @{REVERSE}({', '.join(params)}) {{", "entry:"]
+    if ret == "void":
+        lines.append(f"  call void (ptr, ...) @__enzyme_autodiff_irgrad_nb_v({', '.join(marked)})")
+    else:
+        fn = "__enzyme_autodiff_irgrad_nb_" + ("d" if len(floats) == 1 else "s")
+        lines.append(f"  %g = call {ret} (ptr, ...) @{fn}({', '.join(marked)})")
+        for j in range(len(floats)):
+            value = "%g" if len(floats) == 1 else f"%g{j}"
+            if len(floats) > 1:
+                lines.append(f"  %g{j} = extractvalue {ret} %g, {j}")
+            lines.append(f"  %p{j} = getelementptr double, ptr %dscalars, i64 {j}")
+            lines.append(f"  store double {value}, ptr %p{j}, align 8")
+    lines += ["  call void @irgrad_nb_release()", "  ret void", "}"]
+    decl = f"declare {ret} @{fn if ret != 'void' else '__enzyme_autodiff_irgrad_nb_v'}(ptr, ...)"
+    return "\n".join(lines) + "\n" + decl
+
+
+def _rev_params(kinds: list[ArgKind]) -> list[str]:
+    """Reverse wrapper parameters: float scalars without tangents, arrays with shadows."""
+    out: list[str] = []
+    for i, k in enumerate(kinds):
+        if k.kind == "float":
+            out.append(f"double %a{i}")
+        elif k.kind == "int":
+            out.append(f"i{k.bits} %a{i}")
+        else:
+            out += [f"ptr %a{i}", f"ptr %d{i}", *[f"i64 %a{i}.s{d}" for d in range(k.ndim)]]
+    return out
+
+
+def forward_wrapper(kinds: list[ArgKind], has_return: bool) -> str:
+    """``irgrad_nb_fwd(status, ptr primal_out, args-with-tangents...) -> double | void``."""
+    params = ["ptr %status", "ptr %primal_out", *_params(kinds, True)]
+    marked = ["ptr @" + PRIMAL, 'metadata !"enzyme_const"', "ptr %status",
+              *_marked_args(kinds, True)]
+    lines = [f"define {'double' if has_return else 'void'} @{FORWARD}({', '.join(params)}) {{",
+             "entry:"]
+    if has_return:
+        fn = "__enzyme_fwddiff_irgrad_nb_d"
+        with_primal = [marked[0], 'metadata !"enzyme_primal_return"', *marked[1:]]
+        lines += [
+            f"  %r = call {{ double, double }} (ptr, ...) @{fn}({', '.join(with_primal)})",
+            "  %p = extractvalue { double, double } %r, 0",
+            "  store double %p, ptr %primal_out, align 8",
+            "  %t = extractvalue { double, double } %r, 1",
+            "  call void @irgrad_nb_release()",
+            "  ret double %t",
+            "}",
+            f"declare {{ double, double }} @{fn}(ptr, ...)",
+        ]
+    else:
+        fn = "__enzyme_fwddiff_irgrad_nb_v"
+        lines += [f"  call void (ptr, ...) @{fn}({', '.join(marked)})",
+                  "  call void @irgrad_nb_release()", "  ret void", "}",
+                  f"declare void @{fn}(ptr, ...)"]
+    return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""Building the derivative of a numba function for one signature into native code.
+
+numba's module (taken before its final optimization, :func:`irgrad.frontends.numba.
+numba_module`) gets its NRT memory replaced (:mod:`irgrad.numba_ad_nrt`) and the C-ABI
+wrappers of :mod:`irgrad.numba_ad_abi` appended; every other definition becomes
+``internal`` so that the pre-AD pipeline drops what the wrappers do not reach (numba's
+CPython and cfunc wrappers, which call the Python C API). The module then goes through
+irgrad's pipeline (pre-AD O2, ``__enzyme_*`` lowering, the arena for NRT memory, post-AD
+optimization) into its own LLJIT. Calls of ``NRT_*``, ``numba_gil_*`` and ``Py*`` left
+in the differentiated code are inactive for AD (:mod:`irgrad.ad.reverse_activity`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from irgrad.errors import UsageError
+from irgrad.numba_ad_abi import (
+    FORWARD,
+    REVERSE,
+    WRAPPERS,
+    ArgKind,
+    classify,
+    exploded_count,
+    forward_wrapper,
+    primal_wrapper,
+    returns_float,
+    reverse_wrapper,
+    seeded_wrapper,
+)
+from irgrad.numba_ad_nrt import replace_nrt_memory, use_arena
+
+MODES = ("rev", "fwd")
+
+
+@dataclass
+class Built:
+    """The JIT-compiled wrappers of one (function, signature, mode)."""
+
+    kinds: list[ArgKind]
+    has_return: bool
+    functions: dict[str, Any] = field(default_factory=dict)  # wrapper name -> ctypes fn
+    jit: Any = None
+
+
+def _ctype(k: ArgKind) -> Any:
+    if k.kind == "float":
+        return ctypes.c_double
+    return {8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[
+        k.bits
+    ]
+
+
+def wrapper_argtypes(kinds: list[ArgKind], mode: str) -> tuple[Any, list[Any]]:
+    """``(restype, argtypes)`` of a wrapper as ctypes types; pointers are ``c_uint64`` (so
+    numba code passes ``array.ctypes.data``)."""
+    ptr = ctypes.c_uint64
+    out: list[Any] = [ptr]  # status
+    if mode == "rev":
+        out += [ptr, ctypes.c_double]  # dscalars, seed
+    elif mode == "fwd":
+        out.append(ptr)  # primal_out
+    for k in kinds:
+        if k.kind == "array":
+            out += [ptr, ptr]
+            out += [ctypes.c_int64] * k.ndim
+        else:
+            out.append(_ctype(k))
+            if k.kind == "float" and mode == "fwd":
+                out.append(ctypes.c_double)
+    return out[0], out  # restype is filled in by the caller
+
+
+def _make_internal(module: Any) -> None:
+    import llvmlite.binding as llvm
+
+    for fn in module.functions:
+        if not fn.is_declaration and fn.name not in WRAPPERS:
+            fn.linkage = llvm.Linkage.internal
+    for gv in module.global_variables:
+        if not gv.is_declaration:
+            gv.linkage = llvm.Linkage.internal
+
+
+def kinds_of(py_func: Callable[..., Any], arg_types: tuple[Any, ...]) -> list[ArgKind]:
+    import inspect
+
+    try:
+        names = list(inspect.signature(py_func).parameters)
+    except (TypeError, ValueError):
+        names = []
+    names += [f"arg{i}" for i in range(len(names), len(arg_types))]
+    return [classify(t, names[i], i) for i, t in enumerate(arg_types)]
+
+
+@functools.lru_cache(maxsize=256)
+def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
+          opt_level: int = 2) -> Built:
+    """Compile ``py_func`` for numba ``arg_types`` and synthesize the ``mode`` wrappers."""
+    from irgrad import ir
+    from irgrad.frontends.numba import numba_module
+    from irgrad.llvm.canonicalize import canonicalize
+    from irgrad.llvm.jit import JITModule
+    from irgrad.llvm.load import parse_llvm
+    from irgrad.llvm.optimize import optimize
+    from irgrad.pipeline import lower_enzyme_calls, to_ir_model
+
+    if mode not in MODES:
+        raise UsageError(f"unknown derivative mode {mode!r}, expected one of {MODES}")
+    name = getattr(py_func, "__name__", "function")
+    kinds = kinds_of(py_func, arg_types)
+    text, cres = numba_module(py_func, arg_types)
+    has_return = returns_float(cres.signature.return_type, name)
+    fn_type = cres.target_context.call_conv.get_function_type(
+        cres.signature.return_type, cres.signature.args
+    )
+    if len(fn_type.args) != 2 + exploded_count(kinds):
+        raise UsageError(
+            f"{name}: numba's calling convention has {len(fn_type.args)} parameters, irgrad "
+            f"expected {2 + exploded_count(kinds)} (unsupported numba version?)"
+        )
+    pieces = [replace_nrt_memory(text), primal_wrapper(kinds, has_return, cres.fndesc.mangled_name)]
+    if mode == "rev":
+        pieces += [seeded_wrapper(kinds, has_return), reverse_wrapper(kinds)]
+    elif mode == "fwd":
+        pieces.append(forward_wrapper(kinds, has_return))
+    filename = f"<numba {name}>"
+    module = parse_llvm("\n".join(pieces), filename)
+    _make_internal(module)
+    module = canonicalize(module, filename=filename)
+    model = lower_enzyme_calls(to_ir_model(module, filename))
+    text = use_arena(ir.print_module(model))
+    module = optimize(parse_llvm(text, f"{filename} (after irgrad)"), opt_level)
+    jit = JITModule(module, filename=filename, opt_level=opt_level)
+    entry = REVERSE if mode == "rev" else FORWARD
+    _, argtypes = wrapper_argtypes(kinds, mode)
+    restype = ctypes.c_double if mode == "fwd" and has_return else None
+    built = Built(kinds, has_return, jit=jit)
+    built.functions[entry] = jit.get(entry, restype, argtypes)
+    return built

@@ -1,0 +1,116 @@
+"""numba source of the small ``@njit`` adapters that call the JIT-compiled wrappers.
+
+The derivative of a numba function is called through a ctypes function pointer (numba
+calls ctypes functions in nopython mode), from an adapter written per signature: it
+allocates the shadows, passes ``array.ctypes.data`` for pointers, checks the status numba's
+function returned and packs the results. Being ``@njit`` code, the adapter is callable
+from Python and from other ``@njit`` functions alike.
+
+Argument structures (``D`` = the differentiable arguments: float64 scalars and arrays, in
+order; integer arguments are constant):
+
+* grad: ``(args...) -> tuple over D`` (df/dx, arrays of the arguments' shapes);
+* vjp: ``(primals, ct_return, ct_args) -> tuple over D``; ``ct_args`` is a tuple over D
+  (arrays: the cotangent of the array's final contents; scalars: ignored);
+* jvp: ``(primals, tangents) -> (value, value_tangent, tangents_out)``; ``tangents`` and
+  ``tangents_out`` are tuples over D (arrays: tangent of the initial / final contents).
+"""
+
+from __future__ import annotations
+
+from irgrad.numba_ad_abi import ArgKind
+
+
+def _call(kinds: list[ArgKind], args: list[str], shadows: list[str], mode: str,
+          tangents: list[str] | None = None) -> list[str]:
+    """The wrapper's arguments after the leading ones (see :mod:`irgrad.numba_ad_abi`)."""
+    out: list[str] = []
+    shadow_iter = iter(shadows)
+    tangent_iter = iter(tangents or [])
+    for i, k in enumerate(kinds):
+        if k.kind == "array":
+            out += [f"{args[i]}.ctypes.data", f"{next(shadow_iter)}.ctypes.data"]
+            out += [f"{args[i]}.shape[{d}]" for d in range(k.ndim)]
+        elif k.kind == "float":
+            out.append(args[i])
+            if mode == "fwd":
+                out.append(next(tangent_iter))
+        else:
+            out.append(args[i])
+    return out
+
+
+def _status_check(name: str) -> list[str]:
+    return [
+        "    if st[0] != 0 and st[0] != -2:",
+        f"        raise RuntimeError('irgrad: {name} raised an exception while its derivative "
+        "was computed (call it directly to see the exception)')",
+    ]
+
+
+def _tuple(items: list[str]) -> str:
+    return "(" + "".join(f"{x}, " for x in items) + ")"
+
+
+def _shape_check(a: str, s: str, what: str) -> list[str]:
+    return [f"    if {s}.shape != {a}.shape:",
+            f"        raise ValueError('irgrad: {what} has a different shape than its argument')"]
+
+
+def reverse_source(name: str, kinds: list[ArgKind], vjp: bool) -> str:
+    """The adapter of reverse mode (``grad`` when not ``vjp``)."""
+    n = len(kinds)
+    diff = [i for i, k in enumerate(kinds) if k.differentiable]
+    floats = [i for i, k in enumerate(kinds) if k.kind == "float"]
+    if vjp:
+        lines = ["def adapter(primals, ct_return, ct_args):"]
+        lines += [f"    a{i} = primals[{i}]" for i in range(n)]
+        seed = "float(ct_return)"
+    else:
+        lines = [f"def adapter({', '.join(f'a{i}' for i in range(n))}):"]
+        seed = "1.0"
+    lines += ["    st = np.zeros(1, np.int32)", f"    ds = np.zeros({max(1, len(floats))})"]
+    shadows: list[str] = []
+    for j, i in enumerate(diff):
+        if kinds[i].kind != "array":
+            continue
+        if vjp:
+            lines += _shape_check(f"a{i}", f"ct_args[{j}]", f"ct_args[{j}]")
+            lines.append(f"    d{i} = np.ascontiguousarray(ct_args[{j}]).copy()")
+        else:
+            lines.append(f"    d{i} = np.zeros(a{i}.shape)")
+        shadows.append(f"d{i}")
+    args = _call(kinds, [f"a{i}" for i in range(n)], shadows, "rev")
+    lines.append(f"    FN(st.ctypes.data, ds.ctypes.data, {seed}, {', '.join(args)})")
+    lines += _status_check(name)
+    results = [f"d{i}" if kinds[i].kind == "array" else f"ds[{floats.index(i)}]"
+               for i in diff]
+    lines.append(f"    return {_tuple(results)}")
+    return "\n".join(lines) + "\n"
+
+
+def forward_source(name: str, kinds: list[ArgKind], has_return: bool) -> str:
+    """The adapter of forward mode (``jvp``)."""
+    n = len(kinds)
+    diff = [i for i, k in enumerate(kinds) if k.differentiable]
+    lines = ["def adapter(primals, tangents):"]
+    lines += [f"    a{i} = primals[{i}]" for i in range(n)]
+    lines += ["    st = np.zeros(1, np.int32)", "    po = np.zeros(1)"]
+    shadows: list[str] = []
+    tangents: list[str] = []
+    for j, i in enumerate(diff):
+        if kinds[i].kind == "array":
+            lines += _shape_check(f"a{i}", f"tangents[{j}]", f"tangents[{j}]")
+            lines.append(f"    t{i} = np.ascontiguousarray(tangents[{j}]).copy()")
+            shadows.append(f"t{i}")
+        else:
+            lines.append(f"    t{i} = float(tangents[{j}])")
+            tangents.append(f"t{i}")
+    args = _call(kinds, [f"a{i}" for i in range(n)], shadows, "fwd", tangents)
+    call = f"FN(st.ctypes.data, po.ctypes.data, {', '.join(args)})"
+    lines.append(f"    tv = {call}" if has_return else f"    {call}")
+    lines += _status_check(name)
+    out = _tuple([f"t{i}" for i in diff])
+    value = "po[0], tv" if has_return else "None, None"
+    lines.append(f"    return ({value}, {out})")
+    return "\n".join(lines) + "\n"
