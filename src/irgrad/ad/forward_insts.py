@@ -16,6 +16,7 @@ from irgrad.ad.context import DerivativeContext
 from irgrad.ad.diagnostics import source_location_of
 from irgrad.ad.emit import emit_partials, fadd, fmul, fp_constant, fsub, splat
 from irgrad.ad.forward import Tangent, tangent_type, zero_tangent
+from irgrad.ad.reverse_activity import InactiveNames
 from irgrad.ad.rules import lookup_instruction
 from irgrad.analysis.cfg import reverse_postorder
 from irgrad.errors import DifferentiationError
@@ -23,12 +24,12 @@ from irgrad.ir.builder import IRBuilder
 
 ALLOC_FUNCTIONS = {"malloc", "_Znwm", "_Znam", "calloc", "realloc", "aligned_alloc"}
 FREE_FUNCTIONS = {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"}
-INACTIVE_FUNCTIONS = {
+INACTIVE_FUNCTIONS = InactiveNames({  # also NRT_*, numba_gil_*, Py* (numba's runtime)
     "printf", "fprintf", "puts", "putchar", "fputs", "fputc", "fflush", "sprintf",
     "snprintf", "abort", "exit", "strlen", "strcmp", "strncmp", "time", "clock", "rand",
     "srand", "__assert_fail", "fwrite", "perror", "getenv", "__cxa_guard_acquire",
     "__cxa_guard_release", "__errno_location",
-}  # fmt: skip
+})  # fmt: skip
 INACTIVE_INTRINSICS = (
     "llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.prefetch", "llvm.stacksave",
     "llvm.stackrestore", "llvm.invariant.", "llvm.objectsize", "llvm.expect",

@@ -15,8 +15,21 @@ from irgrad.ad.config import DiffeType
 
 ALLOCATION_FUNCTIONS = frozenset(["malloc", "calloc", "realloc", "_Znwm", "_Znam"])
 FREE_FUNCTIONS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm"])
+# numba's runtime (NRT_*, numba_gil_*) and the CPython API (Py*, _Py*): bookkeeping that
+# never carries derivatives (irgrad.grad of numba functions treats these calls as inactive)
+INACTIVE_PREFIXES = ("NRT_", "numba_gil_", "Py", "_Py")
+
+
+class InactiveNames(frozenset[str]):
+    """A set of function names that also contains every name with an inactive prefix."""
+
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(name) or (
+            isinstance(name, str) and name.startswith(INACTIVE_PREFIXES))
+
+
 # External functions that never carry derivatives and never write user data.
-INACTIVE_FUNCTIONS = frozenset(
+INACTIVE_FUNCTIONS = InactiveNames(
     [
         "printf", "fprintf", "puts", "fputs", "putchar", "fputc", "fflush", "sprintf",
         "snprintf", "abort", "exit", "_exit", "rand", "srand", "time", "clock", "strlen",
