@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from irgrad.analysis.dominators import DominatorTree
 from irgrad.errors import IRVerifyError, SourceLocation
 
 from .constants import Constant, ConstantInt
@@ -159,7 +160,6 @@ class _FunctionVerifier:
         self.block_set = set(map(id, self.blocks))
         self.index: dict[int, int] = {}  # id(inst) -> position in its block
         self.preds: dict[int, list[BasicBlock]] = {id(b): [] for b in self.blocks}
-        self.idom: dict[int, BasicBlock] = {}
 
     # -- reporting ---------------------------------------------------------------------
     def fail(self, message: str, inst: Instruction | None = None) -> None:
@@ -239,63 +239,16 @@ class _FunctionVerifier:
                 if bb not in plist:
                     plist.append(bb)
 
-    # -- dominators (Cooper, Harvey & Kennedy's iterative algorithm) ---------------------------
+    # -- dominators (irgrad.analysis.dominators: the one implementation) ----------------
     def compute_dominators(self) -> None:
-        entry = self.blocks[0]
-        order: list[BasicBlock] = []
-        visited: set[int] = {id(entry)}
-        stack: list[tuple[BasicBlock, list[BasicBlock]]] = [
-            (entry, list(entry.instructions[-1].successors()))]
-        while stack:
-            bb, succs = stack[-1]
-            if succs:
-                s = succs.pop(0)
-                if id(s) not in visited:
-                    visited.add(id(s))
-                    stack.append((s, list(s.instructions[-1].successors())))
-            else:
-                stack.pop()
-                order.append(bb)
-        order.reverse()  # reverse post-order
-        rpo = {id(b): k for k, b in enumerate(order)}
-        self.rpo = rpo
-        idom: dict[int, BasicBlock] = {id(entry): entry}
-        changed = True
-        while changed:
-            changed = False
-            for bb in order[1:]:
-                new: BasicBlock | None = None
-                for p in self.preds[id(bb)]:
-                    if id(p) not in idom:
-                        continue
-                    new = p if new is None else self._intersect(p, new, idom, rpo)
-                if new is not None and idom.get(id(bb)) is not new:
-                    idom[id(bb)] = new
-                    changed = True
-        self.idom = idom
-
-    @staticmethod
-    def _intersect(a: BasicBlock, b: BasicBlock, idom: dict[int, BasicBlock],
-                   rpo: dict[int, int]) -> BasicBlock:
-        while a is not b:
-            while rpo[id(a)] > rpo[id(b)]:
-                a = idom[id(a)]
-            while rpo[id(b)] > rpo[id(a)]:
-                b = idom[id(b)]
-        return a
+        self.dom_tree = DominatorTree(self.fn)
 
     def reachable(self, bb: BasicBlock) -> bool:
-        return id(bb) in self.idom
+        return self.dom_tree.is_reachable(bb)
 
     def dominates(self, a: BasicBlock, b: BasicBlock) -> bool:
         """Block ``a`` dominates block ``b`` (both reachable)."""
-        entry = self.blocks[0]
-        while True:
-            if b is a:
-                return True
-            if b is entry:
-                return False
-            b = self.idom[id(b)]
+        return self.dom_tree.dominates(a, b)
 
     # -- operands ------------------------------------------------------------------------
     def check_operands_local(self, inst: Instruction) -> None:
