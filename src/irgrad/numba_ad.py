@@ -68,6 +68,7 @@ class NumbaDerivative:
         if mode not in _MODES:
             raise UsageError(f"unknown derivative kind {mode!r}, expected one of {_MODES}")
         self.py_func = _py_func(func)
+        self._primal = func if hasattr(func, "py_func") else None
         self.mode = mode
         self.opt_level = opt_level
         self.__name__ = f"{mode}_{self.py_func.__name__}"
@@ -81,7 +82,22 @@ class NumbaDerivative:
     # --- Python entry -------------------------------------------------------------------
     def __call__(self, *args: Any) -> Any:
         self._check_python_args(args)
-        return self.dispatcher(*args)
+        try:
+            return self.dispatcher(*args)
+        except RuntimeError as exc:
+            if not str(exc).startswith("irgrad:"):
+                raise
+            # the function raised: run it on the same values to show its own exception
+            primals = args if self.mode == "grad" else args[0]
+            if self._primal is None:
+                import numba
+
+                self._primal = numba.njit(self.py_func)
+            try:
+                self._primal(*primals)
+            except Exception as original:
+                raise original from exc
+            raise
 
     def _check_python_args(self, args: tuple[Any, ...]) -> None:
         import numba

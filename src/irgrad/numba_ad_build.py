@@ -35,6 +35,7 @@ from irgrad.numba_ad_abi import (
 from irgrad.numba_ad_nrt import replace_nrt_memory, use_arena
 
 MODES = ("rev", "fwd")
+_ENV_PREFIX = "_ZN08NumbaEnv"
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Built:
     has_return: bool
     functions: dict[str, Any] = field(default_factory=dict)  # wrapper name -> ctypes fn
     jit: Any = None
+    environments: list[Any] = field(default_factory=list)  # kept alive for the JIT code
 
 
 def _ctype(k: ArgKind) -> Any:
@@ -82,8 +84,27 @@ def _make_internal(module: Any) -> None:
         if not fn.is_declaration and fn.name not in WRAPPERS:
             fn.linkage = llvm.Linkage.internal
     for gv in module.global_variables:
-        if not gv.is_declaration:
+        if gv.name.startswith(_ENV_PREFIX):
+            gv.linkage = llvm.Linkage.external  # set to numba's Environment after JIT
+        elif not gv.is_declaration:
             gv.linkage = llvm.Linkage.internal
+
+
+def _set_environments(jit: Any, module: Any) -> list[Any]:
+    """Point the module's ``NumbaEnv`` globals at numba's Environment objects (what
+    numba's own code generation does); code that prints or boxes values needs them."""
+    from numba.core.environment import Environment
+
+    kept: list[Any] = []
+    for gv in module.global_variables:
+        if not gv.name.startswith(_ENV_PREFIX) or gv.is_declaration:
+            continue
+        env = Environment._memo.get(gv.name)
+        if env is not None:
+            slot = ctypes.c_void_p.from_address(jit.address(gv.name))
+            slot.value = id(env)
+            kept.append(env)
+    return kept
 
 
 def kinds_of(py_func: Callable[..., Any], arg_types: tuple[Any, ...]) -> list[ArgKind]:
@@ -139,6 +160,6 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
     entry = REVERSE if mode == "rev" else FORWARD
     _, argtypes = wrapper_argtypes(kinds, mode)
     restype = ctypes.c_double if mode == "fwd" and has_return else None
-    built = Built(kinds, has_return, jit=jit)
+    built = Built(kinds, has_return, jit=jit, environments=_set_environments(jit, module))
     built.functions[entry] = jit.get(entry, restype, argtypes)
     return built
