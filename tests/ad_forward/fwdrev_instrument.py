@@ -102,7 +102,9 @@ class Instrumenter:
         self.sites: list[Site] = []
         self.tmp = 0
 
-    def layout_global(self, t: ir.Type) -> tuple[str, int]:
+    def layout_name(self, t: ir.Type) -> tuple[str, int]:
+        """The name of the constant table of ``t``'s slots ("null" when it has none) and
+        the number of slots."""
         entries = slots(t)
         if not entries:
             return "null", 0
@@ -111,6 +113,18 @@ class Instrumenter:
         if key not in self.layouts:
             self.layouts[key] = f"@__fwdrev_layout_{len(self.layouts)}"
         return self.layouts[key], len(entries)
+
+    def layout_global(self, t: ir.Type) -> tuple[ir.Value, int]:
+        """The slot table of ``t`` as an operand (declared now, defined in finish())."""
+        name, nslots = self.layout_name(t)
+        if name == "null":
+            return ir.ConstantPointerNull(ir.ptr), 0
+        g = self.module.get_global(name[1:])
+        if g is None:
+            g = ir.GlobalVariable(name[1:], ir.ArrayType(nslots, ir.i32), None, True,
+                                  "external")
+            self.module.add_global(g)
+        return g, nslots
 
     def fresh(self) -> str:
         self.tmp += 1
@@ -165,9 +179,7 @@ class Instrumenter:
         site = Site(len(self.sites), fn.name, mode)
         caller = call.function
         assert caller is not None
-        fwd_args: list[str] = []
-        rev_args: list[str] = []
-        scalars: list[tuple[ir.Type, str, str]] = []  # (type, primal, tangent)
+        scalars: list[tuple[ir.Type, str]] = []  # active scalars: (type, parameter)
         call_args: list[ir.Value] = []
         single = False
         for k, (activity, primal) in enumerate(zip(parsed.activities, parsed.primals,
@@ -180,17 +192,10 @@ class Instrumenter:
                 s = f"%s{k}"
                 site.params.append((str(ty), s))
                 call_args.append(parsed.shadows[k][0])
-                marker = "enzyme_dup" if activity is DiffeType.DUP else "enzyme_dupnoneed"
-                for args in (fwd_args, rev_args):
-                    args.append(f"i32 %m_{marker}, ptr {p}, ptr {s}")
                 site.body.append(f"call void @fwdrev_root(ptr {s})")
             elif activity.is_active and ty.is_fp_or_fp_vector:
                 single |= _fp_leaves(ty)[0] == "float"
-                scalars.append((ty, p, ""))
-            else:
-                for args in (fwd_args, rev_args):
-                    args.append(f"i32 %m_enzyme_const, {ty} {p}")
-        site.body.insert(0, "; registration of globals follows in finish()")
+                scalars.append((ty, p))
         ret = fn.return_type
         fwd_ret = str(ret) if ret.is_fp_or_fp_vector else "void"
         single |= fwd_ret.startswith("float") or "x float" in fwd_ret
@@ -199,7 +204,7 @@ class Instrumenter:
         # tangents of active scalars, in argument order
         j = 0
         tangents: dict[str, str] = {}
-        for ty, p, _ in scalars:
+        for ty, p in scalars:
             tangents[p], j = self.make_tangent(site, ty, j)
         fwd_args, rev_args = [], []
         for k, (activity, primal) in enumerate(zip(parsed.activities, parsed.primals,
@@ -229,7 +234,7 @@ class Instrumenter:
         site.body.append("call void @fwdrev_after_forward()")
         site.body.append("call void @fwdrev_fill(i32 1)")
         head = ", ".join([f"ptr {fname}", *rev_args])
-        types = [str(ty) for ty, _, _ in scalars]
+        types = [str(ty) for ty, _ in scalars]
         if not types:
             site.body.append(f"call void (ptr, ...) @__enzyme_autodiff_fwdrev{site.index}({head})")
         else:
@@ -238,7 +243,7 @@ class Instrumenter:
             g = self.fresh()
             site.body.append(f"{g} = call {rty} (ptr, ...) @__enzyme_autodiff_fwdrev{site.index}({head})")
             j2: int | None = 0
-            for n, (ty, _, _) in enumerate(scalars):
+            for n, (ty, _) in enumerate(scalars):
                 v = g
                 if len(types) > 1:
                     v = self.fresh()
@@ -256,26 +261,23 @@ class Instrumenter:
         for inst in list(caller.instructions()):
             if not isinstance(inst, ir.AllocaInst):
                 continue
-            count = inst.count
             n = 1
-            if count is not None:
-                if not isinstance(count, ir.ConstantInt):
-                    continue
-                n = count.value
-            size = alloc_size(inst.allocated_type) * n
+            if inst.count is not None:
+                if not isinstance(inst.count, ir.ConstantInt):
+                    continue  # a variable-length array: not a known region
+                n = inst.count.value
             layout, nslots = self.layout_global(ir.ArrayType(n, inst.allocated_type))
-            self.pending.append((b, inst, size, layout, nslots, region))
+            b.call(region, [inst, ir.ConstantInt(ir.i64, alloc_size(inst.allocated_type) * n),
+                            layout, ir.ConstantInt(ir.i32, nslots), ir.ConstantInt(ir.i32, 0)])
         check = self.module.get_or_insert_function(
             f"__fwdrev_check_{site.index}",
             ir.FunctionType(ir.void, [v.type for v in call_args]),
         )
-        self.pending_calls.append((b, check, call_args))
+        b.call(check, call_args)
         self.sites.append(site)
         return site
 
     def run(self) -> str:
-        self.pending: list[tuple] = []  # type: ignore[type-arg]
-        self.pending_calls: list[tuple] = []  # type: ignore[type-arg]
         calls = []
         for fn in self.module.functions:
             for inst in fn.instructions():
@@ -284,25 +286,8 @@ class Instrumenter:
                     if mode in (DerivativeMode.REVERSE_COMBINED, DerivativeMode.FORWARD):
                         calls.append((inst, mode))
         for call, mode in calls:
-            self.pending, self.pending_calls = [], []
             self.instrument(call, mode)
-            layouts = {name: key for key, name in self.layouts.items()}
-            for b, inst, size, layout, nslots, region in self.pending:
-                lay = (ir.ConstantPointerNull(ir.ptr) if layout == "null"
-                       else self._layout_value(layout, layouts[layout]))
-                b.call(region, [inst, ir.ConstantInt(ir.i64, size), lay,
-                                ir.ConstantInt(ir.i32, nslots), ir.ConstantInt(ir.i32, 0)])
-            for b, check, args in self.pending_calls:
-                b.call(check, args)
         return self.finish()
-
-    def _layout_value(self, name: str, key: str) -> ir.Value:
-        g = self.module.get_global(name[1:])
-        if g is None:
-            g = ir.GlobalVariable(name[1:], ir.parse_type(key.split("] [")[0] + "]"), None,
-                                  True, "external")
-            self.module.add_global(g)
-        return g
 
     def finish(self) -> str:
         globals_ = [
@@ -312,7 +297,7 @@ class Instrumenter:
         ]
         registrations = []
         for g in globals_:
-            layout, nslots = self.layout_global(g.value_type)
+            layout, nslots = self.layout_name(g.value_type)
             registrations.append(
                 f"call void @fwdrev_region(ptr @{_quote(g.name)}, i64 "
                 f"{alloc_size(g.value_type)}, ptr {layout}, i32 {nslots}, "
@@ -339,7 +324,7 @@ class Instrumenter:
         for site in self.sites:
             params = ", ".join(f"{t} {n}" for t, n in site.params)
             body = [f"%m_{m} = load i32, ptr @{m}" for m in MARKERS]
-            body += registrations + site.body[1:]
+            body += registrations + site.body
             out.append(f"define internal void @__fwdrev_check_{site.index}({params}) {{\n"
                        "entry:\n  " + "\n  ".join(body) + "\n}")
         return "\n".join(out) + "\n"
