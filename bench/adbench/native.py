@@ -9,7 +9,10 @@ Gradients come back flat in ADBench's order (GMM: alphas, means, icf; LSTM: main
 extra_params); the BA Jacobian as CSR; the Hand Jacobian dense, column-major like
 ADBench (returned as an (nrows, ncols) array). The ``*_enzyme`` methods call the
 Enzyme-style entry points and need a library that contains them (ENZYME_SOURCES
-compiled by ``irgrad cc``).
+compiled by ``irgrad cc``, see ``build.build_irgrad_library``). They return the
+derivative only -- the same type and layout as the last element of the matching
+``*_manual`` tuple (flat gradient, ``CSR``, dense column-major Jacobian) -- because the
+entry points pass the output as ``enzyme_dupnoneed`` and never produce the primal.
 """
 
 from __future__ import annotations

@@ -51,6 +51,12 @@ def machine() -> dict[str, Any]:
     versions["python"] = platform.python_version()
     versions["clang"] = _cmd(["clang-22", "--version"])
     repo = Path(__file__).resolve().parents[2]
+    try:
+        import llvmlite.binding as llvm
+
+        cpu += f" (LLVM host CPU: {llvm.get_host_cpu_name()})"
+    except Exception:  # the description is informative only
+        pass
     return {
         "cpu": cpu or platform.processor(),
         "cores": os.cpu_count(),
@@ -119,6 +125,10 @@ def summary(results: Sequence[InstanceResult]) -> dict[str, Any]:
         "geomean_opt_vs_unopt": _geomean(speedups),
         "opt_vs_unopt_instances": len(speedups),
         "all_agree": all(r.ok for r in results),
+        "agree_per_tool": {
+            t: all(r.tools[t].ok for r in results if t in r.tools and r.tools[t].error is None)
+            for t in (results[0].tools if results else {})
+        },
     }
 
 
@@ -205,12 +215,28 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
             f"| {_x(r['pytorch_over_irgrad'])} | {_x(r['jax_over_irgrad'])} "
             f"| {_x(r['manual_over_irgrad'])} | {_x(r['unopt_over_opt'])} |"
         )
+    gm = s["geomean_opt_vs_unopt"]
+    if gm is None:
+        gm_line = (
+            "Geometric-mean speedup of AD on optimized IR over AD on unoptimized IR: not "
+            "measurable in this run (on no instance did the unoptimized-IR build compile, "
+            "run and agree; see the footnotes above)."
+        )
+    else:
+        gm_line = (
+            f"Geometric-mean speedup of AD on optimized IR over AD on unoptimized IR: "
+            f"{gm:.3g}x over {s['opt_vs_unopt_instances']} instances (instances where the "
+            "unoptimized-IR build failed, crashed or disagreed are left out)."
+        )
     out += [
         "",
-        f"Geometric-mean speedup of AD on optimized IR over AD on unoptimized IR: "
-        f"{_x(s['geomean_opt_vs_unopt'])}x over {s['opt_vs_unopt_instances']} instances "
-        "(instances where the unoptimized build failed are left out).",
-        f"All tools agree: {'yes' if s['all_agree'] else 'NO'}.",
+        gm_line,
+        f"All tools agree: {'yes' if s['all_agree'] else 'NO'} ("
+        + ", ".join(
+            f"{TOOL_LABELS.get(t, t)}: {'agrees' if ok else 'DISAGREES'}"
+            for t, ok in s["agree_per_tool"].items()
+        )
+        + " wherever it ran).",
     ]
     return out
 
