@@ -176,7 +176,10 @@ def _names(module: ir.Module, prefix: str) -> list[str]:
 
 def test_pure_callees_keep_the_cheap_path() -> None:
     module = _lowered("pure_callees_cheap_path")
-    assert _names(module, "augmented_") == []
+    # poly reads no memory: re-running it in the reverse pass is exact wherever it is
+    # called (norm2 reads x; whether F's store to y blocks its cheap path depends on
+    # whether that store can be sunk past the reverse pass)
+    assert _names(module, "augmented_poly") == []
     assert any(n.startswith("diffe_poly") for n in _names(module, "diffe_"))
 
 
