@@ -52,7 +52,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def run(args: argparse.Namespace) -> tuple[list[InstanceResult], dict[str, Any]]:
+def run(
+    args: argparse.Namespace, argv: Sequence[str]
+) -> tuple[list[InstanceResult], dict[str, Any]]:
     import torch
     from tqdm import tqdm
 
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> tuple[list[InstanceResult], dict[str, Any]]
     policy = None if args.check_only else (QUICK if args.quick else FULL)
     meta = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "command": "python -m bench.adbench " + " ".join(sys.argv[1:]),
+        "command": " ".join(["python -m bench.adbench", *argv]),
         "set": chosen,
         "note": args.note,
         "machine": machine(),
@@ -86,8 +88,9 @@ def run(args: argparse.Namespace) -> tuple[list[InstanceResult], dict[str, Any]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
-    results, meta = run(args)
+    results, meta = run(args, argv)
     args.out.mkdir(parents=True, exist_ok=True)
     write_json(args.out / "adbench.json", meta, results)
     if not args.check_only:
