@@ -17,6 +17,13 @@ from typing import Any
 from .run import InstanceResult, ToolResult
 
 TARGETS = {"gmm": 3.0, "lstm": 3.0, "ba": 8.0, "hand simple": 15.0}
+TOOL_COLORS = {
+    "irgrad": "tab:blue",
+    "irgrad-unopt": "tab:orange",
+    "manual": "tab:green",
+    "pytorch": "tab:red",
+    "jax": "tab:purple",
+}
 TOOL_LABELS = {
     "irgrad": "irgrad",
     "irgrad-unopt": "irgrad (AD on unoptimized IR)",
@@ -246,6 +253,9 @@ def write_plot(path: Path, results: Sequence[InstanceResult]) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    handles: list[Patch] = []
 
     tools = list(results[0].tools) if results else []
     names = [f"{r.instance.workload} {r.instance.name}" for r in results]
@@ -258,13 +268,15 @@ def write_plot(path: Path, results: Sequence[InstanceResult]) -> None:
             if r is not None:
                 xs.append(j + (i - (len(tools) - 1) / 2) * width)
                 ys.append(r)
-        ax.bar(xs, ys, width=width, label=TOOL_LABELS.get(tool, tool))
+        label = TOOL_LABELS.get(tool, tool) + ("" if ys else " (no valid result)")
+        ax.bar(xs, ys, width=width, color=TOOL_COLORS.get(tool))
+        handles.append(Patch(color=TOOL_COLORS.get(tool, "gray"), label=label))
     ax.set_yscale("log")
     ax.set_ylabel("derivative time ÷ objective time")
     ax.set_xticks(range(len(results)))
     ax.set_xticklabels(names, rotation=70, ha="right", fontsize=7)
     ax.grid(axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=len(tools))
+    ax.legend(handles=handles, fontsize=7, ncol=len(tools), loc="lower left", bbox_to_anchor=(0, 1))
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
