@@ -15,7 +15,9 @@ vacuous passes).
 
 from __future__ import annotations
 
+import atexit
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,7 +47,9 @@ def _run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
 
 @cache
 def _workdir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="irgrad-fwdrev-"))
+    path = Path(tempfile.mkdtemp(prefix="irgrad-fwdrev-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 @cache

@@ -10,7 +10,9 @@ irgrad opt -O{n} | lli-22``, n = 0..3.
 
 from __future__ import annotations
 
+import atexit
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +59,7 @@ def _build_and_run(src: Path, route: str, workdir: Path) -> tuple[int, str]:
 @cache
 def _results() -> dict[tuple[str, str], tuple[int, str]]:
     workdir = Path(tempfile.mkdtemp(prefix="irgrad-hvp-"))
+    atexit.register(shutil.rmtree, workdir, ignore_errors=True)
     jobs = [(src, route) for src in SOURCES for route in ROUTES]
     with ThreadPoolExecutor(max_workers=2) as pool:
         outs = list(pool.map(lambda j: _build_and_run(j[0], j[1], workdir), jobs))
