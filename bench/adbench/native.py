@@ -246,9 +246,7 @@ class AdbenchLib:
         corr = [len(h.correspondences), _i(h.correspondences), _d(h.points), out]
         suffix = "_fwd" if vector_forward else ""
         if h.us is None:
-            self._fn("hand_jacobian_enzyme" + suffix)(
-                *self._hand_model_args(h), _d(h.theta), *corr
-            )
+            self._fn("hand_jacobian_enzyme" + suffix)(*self._hand_model_args(h), _d(h.theta), *corr)
         else:
             self._fn("hand_jacobian_complicated_enzyme" + suffix)(
                 *self._hand_model_args(h), _i(h.model.triangles), _d(h.theta), _d(h.us), *corr
