@@ -94,7 +94,42 @@ def _call_effects(fn: ir.Function, call: ir.CallBase, seen: set[ir.Function],
     out.reads |= inner.reads
 
 
-def cheap_call_is_exact(gu: GradientUtils, callee: ir.Function) -> bool:
+def _writes(fn: ir.Function, inst: ir.Instruction) -> bool:
+    """May ``inst`` (in ``fn``) write memory, its own stack frame included?"""
+    if isinstance(inst, ir.StoreInst | ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
+        return True
+    if isinstance(inst, ir.LoadInst):
+        return inst.volatile or inst.is_atomic
+    if not isinstance(inst, ir.CallBase):
+        return False
+    eff = Effects()
+    _call_effects(fn, inst, set(), eff)
+    name = callee_name(inst) or ""
+    return eff.writes or name.startswith(_MEMORY_INTRINSICS)
+
+
+def writes_after(fn: ir.Function, call: ir.Instruction) -> bool:
+    """May anything that can run after ``call`` in ``fn`` (later loop iterations too)
+    write memory?"""
+    bb = call.parent
+    assert bb is not None
+    insts = bb.instructions
+    if any(_writes(fn, i) for i in insts[insts.index(call) + 1:]):
+        return True
+    seen: set[ir.BasicBlock] = set()
+    work = list(bb.successors())
+    while work:
+        b = work.pop()
+        if b in seen:
+            continue
+        seen.add(b)
+        if any(_writes(fn, i) for i in b.instructions):
+            return True
+        work.extend(b.successors())
+    return False
+
+
+def cheap_call_is_exact(gu: GradientUtils, call: ir.Instruction, callee: ir.Function) -> bool:
     """May ``callee`` be differentiated by re-running it in the caller's reverse pass?"""
     eff = function_effects(callee)
     if eff.writes:
@@ -103,5 +138,7 @@ def cheap_call_is_exact(gu: GradientUtils, callee: ir.Function) -> bool:
         return True
     # it reads memory: exact only if nothing can overwrite that memory before the reverse
     # pass runs, i.e. the caller is a combined derivative (its reverse follows its forward
-    # directly) that writes nothing at all
-    return gu.config.mode is DerivativeMode.REVERSE_COMBINED and not gu.activity.writes
+    # directly; its reverse pass writes only shadows and adjoints) and nothing that can
+    # run after the call writes memory
+    return gu.config.mode is DerivativeMode.REVERSE_COMBINED and not writes_after(gu.orig,
+                                                                                   call)

@@ -148,7 +148,7 @@ def augment_calls(gu: GradientUtils) -> None:
             if not _is_active_call(gu, inst):
                 continue
             _check_pointer_result(gu, inst, fn)
-            if cheap_call_is_exact(gu, fn):
+            if cheap_call_is_exact(gu, inst, fn):
                 continue
             if not isinstance(inst, ir.CallInst):
                 raise gu.error(f"No derivative found for {fn.name}: an invoke of a function "
