@@ -14,6 +14,7 @@ from .constants import ConstantInt
 from .function import Function
 from .instructions import BINARY_OPCODES, CAST_OPCODES, CallBase, Instruction
 from .types import ArrayType, FloatType, FunctionType, IntType, Type, VectorType, i1
+from .values import Value
 
 _INT_ONLY = frozenset(["add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "shl", "lshr",
                        "ashr", "and", "or", "xor"])
@@ -169,18 +170,18 @@ class InstructionTypeChecks:
             self.fail(f"select condition must be i1 (or a vector of i1), got {c.type}", inst)
 
     def _check_load(self, inst: Instruction) -> None:
-        p = inst.operands[0]
-        if not p.type.is_pointer:
-            self.fail(f"load address must be a pointer, got {p.type}", inst)
-        if not inst.type.is_first_class or inst.type.is_label or inst.type.is_metadata:
-            self.fail(f"cannot load a value of type {inst.type}", inst)
+        self._check_access(inst, "load", inst.operands[0], inst.type)
 
     def _check_store(self, inst: Instruction) -> None:
         v, p = inst.operands
-        if not p.type.is_pointer:
-            self.fail(f"store address must be a pointer, got {p.type}", inst)
-        if not v.type.is_first_class or v.type.is_label or v.type.is_metadata:
-            self.fail(f"cannot store a value of type {v.type}", inst)
+        self._check_access(inst, "store", p, v.type)
+
+    def _check_access(self, inst: Instruction, verb: str, address: Value, t: Type) -> None:
+        """A load or store: the address is a pointer, the value a first-class type."""
+        if not address.type.is_pointer:
+            self.fail(f"{verb} address must be a pointer, got {address.type}", inst)
+        if not t.is_first_class or t.is_label or t.is_metadata:
+            self.fail(f"cannot {verb} a value of type {t}", inst)
 
     def _check_alloca(self, inst: Instruction) -> None:
         if inst.operands and not isinstance(inst.operands[0].type, IntType):

@@ -102,28 +102,20 @@ frexp_exp = _call("frexp_exp")
 digamma = _call("digamma")
 
 
-def lt(a: ExprLike, b: ExprLike) -> Expr:
-    return Cmp("lt", as_expr(a), as_expr(b))
+def _compare(pred: str) -> Callable[[ExprLike, ExprLike], Expr]:
+    def build(a: ExprLike, b: ExprLike) -> Expr:
+        return Cmp(pred, as_expr(a), as_expr(b))
+
+    build.__name__ = pred
+    return build
 
 
-def le(a: ExprLike, b: ExprLike) -> Expr:
-    return Cmp("le", as_expr(a), as_expr(b))
-
-
-def gt(a: ExprLike, b: ExprLike) -> Expr:
-    return Cmp("gt", as_expr(a), as_expr(b))
-
-
-def ge(a: ExprLike, b: ExprLike) -> Expr:
-    return Cmp("ge", as_expr(a), as_expr(b))
-
-
-def eq(a: ExprLike, b: ExprLike) -> Expr:
-    return Cmp("eq", as_expr(a), as_expr(b))
-
-
-def ne(a: ExprLike, b: ExprLike) -> Expr:
-    return Cmp("ne", as_expr(a), as_expr(b))
+lt = _compare("lt")
+le = _compare("le")
+gt = _compare("gt")
+ge = _compare("ge")
+eq = _compare("eq")
+ne = _compare("ne")
 
 
 def isnan(a: ExprLike) -> Expr:

@@ -10,7 +10,7 @@ the expression with the fewest parentheses that keep its meaning.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar, Union
 
 from irgrad.ad.rules.expr_functions import FUNCTIONS, FunctionSpec, ieee_div
@@ -162,15 +162,13 @@ class Neg(Expr):
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
 
 
-@dataclass(frozen=True, eq=True)
-class BinOp(Expr):
-    op: str  # one of + - * /
+class _TwoOperands(Expr):
+    """What ``BinOp`` and ``Cmp`` share: two numeric operands ``lhs`` and ``rhs``."""
+
     lhs: Expr
     rhs: Expr
 
-    def __post_init__(self) -> None:
-        if self.op not in _PRECEDENCE:
-            raise ValueError(f"unknown operator {self.op!r}")
+    def _require_numeric_operands(self) -> None:
         self.lhs._require_number()
         self.rhs._require_number()
 
@@ -179,7 +177,20 @@ class BinOp(Expr):
         return (self.lhs, self.rhs)
 
     def with_children(self, children: tuple[Expr, ...]) -> Expr:
-        return BinOp(self.op, *children)
+        lhs, rhs = children
+        return replace(self, lhs=lhs, rhs=rhs)  # type: ignore[type-var]
+
+
+@dataclass(frozen=True, eq=True)
+class BinOp(_TwoOperands):
+    op: str  # one of + - * /
+    lhs: Expr
+    rhs: Expr
+
+    def __post_init__(self) -> None:
+        if self.op not in _PRECEDENCE:
+            raise ValueError(f"unknown operator {self.op!r}")
+        self._require_numeric_operands()
 
     def _eval(self, env: dict[str, float]) -> float:
         a, b = self.lhs._eval(env), self.rhs._eval(env)
@@ -252,7 +263,7 @@ _CMP = {
 
 
 @dataclass(frozen=True, eq=True)
-class Cmp(Expr):
+class Cmp(_TwoOperands):
     """A comparison (ordered, except ``ne``); boolean valued, only usable in ``where``."""
 
     is_bool: ClassVar[bool] = True
@@ -263,15 +274,7 @@ class Cmp(Expr):
     def __post_init__(self) -> None:
         if self.pred not in _CMP:
             raise ValueError(f"unknown comparison {self.pred!r}")
-        self.lhs._require_number()
-        self.rhs._require_number()
-
-    @property
-    def children(self) -> tuple[Expr, ...]:
-        return (self.lhs, self.rhs)
-
-    def with_children(self, children: tuple[Expr, ...]) -> Expr:
-        return Cmp(self.pred, *children)
+        self._require_numeric_operands()
 
     def _eval(self, env: dict[str, float]) -> float:
         return 1.0 if _CMP[self.pred][0](self.lhs._eval(env), self.rhs._eval(env)) else 0.0
