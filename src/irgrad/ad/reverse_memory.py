@@ -213,12 +213,16 @@ def reverse_store(gu: GradientUtils, store: ir.StoreInst, b: IRBuilder) -> None:
 # -- memory intrinsics ------------------------------------------------------------------------
 def _element_type(gu: GradientUtils, call: ir.CallBase, ptrs: list[ir.Value]) -> ir.Type | None:
     """The floating-point type of the data a memcpy moves (from the loads/stores around)."""
+    from irgrad.analysis.activity import underlying_objects
+
     bases = {underlying_object(p) for p in ptrs} - {None}
     found: set[ir.Type] = set()
     pointers = False
     for inst in gu.orig.instructions():
+        # through phis and selects too (a copied array reassigned in a loop, as numba's
+        # ``y = y0.copy(); for ...: y = y + dt * k``)
         if (isinstance(inst, ir.LoadInst | ir.StoreInst)
-                and underlying_object(inst.pointer) in bases):
+                and not bases.isdisjoint(underlying_objects(inst.pointer))):
             t = inst.type if isinstance(inst, ir.LoadInst) else inst.value.type
             while isinstance(t, ir.VectorType | ir.ArrayType):
                 t = t.element
