@@ -93,6 +93,24 @@ def in_place_then_sum(x, w):
     return np.sum(w * w)
 
 
+@njit
+def prints_and_copies(x, s):
+    # print: numba_gil_* and CPython calls on active values (inactive for AD);
+    # .copy() of an argument reassigned in a loop (memcpy whose type comes through a phi)
+    print("value", s)
+    y = x.copy()
+    for _ in range(3):
+        y = y * s + np.sin(y)
+    return np.sum(y)
+
+
+def test_print_and_copy(rng, capfd) -> None:
+    x = rng.uniform(-1, 1, 4)
+    got = irgrad.grad(prints_and_copies)(x, 0.7)
+    assert "value 0.7" in capfd.readouterr().out
+    assert_close(got, fd_grad(prints_and_copies, (x, 0.7)))
+
+
 def test_scalars() -> None:
     args = (0.7, 1.3)
     assert_close(irgrad.grad(scalar_mix)(*args), fd_grad(scalar_mix, args))
