@@ -279,6 +279,11 @@ class LookupPlanner:
         """The values that must be cached to make ``v`` available in ``rev.B``."""
         if self.is_available(v):
             return frozenset()
+        hv, home = self.gu.loops.hoist(v, rev_block)
+        if home is not rev_block:
+            if depth > 0:
+                return frozenset()  # made once per loop execution, outside this block
+            v, rev_block = hv, home
         key = (rev_block, v)
         memo = self._plan_memo.get(key)
         if memo is not None:
@@ -297,6 +302,7 @@ class LookupPlanner:
         return result
 
     def should_recompute(self, rev_block: ir.BasicBlock, v: ir.Value) -> bool:
+        v, rev_block = self.gu.loops.hoist(v, rev_block)
         self.plan(rev_block, v)
         return (rev_block, v) in self._recompute
 

@@ -85,7 +85,7 @@ class GradientUtils:
         self.deferred_frees: list[Callable[[IRBuilder], None]] = []
         self.planner = LookupPlanner(self)
         self.loops = LoopCounters(self)
-        dom = _dominators(self.orig)
+        dom = self.dom = _dominators(self.orig)
         self.reachable = set(dom)
         self.returns = [
             b for b in self.orig.blocks
@@ -95,6 +95,10 @@ class GradientUtils:
         self.dominates_exit = {
             b for b in dom if all(b in dom[r] for r in self.returns)
         }
+        from irgrad.ad.sunk_stores import sinkable_stores
+
+        self.sunk_stores = sinkable_stores(self)
+        self.activity.exclude_writes(set(self.sunk_stores))
         for inst in self.orig.instructions():
             if inst.name:
                 self._names.add(inst.name)
@@ -185,11 +189,14 @@ class GradientUtils:
         orig = self.orig_of_new.get(primal)
         if not isinstance(orig, ir.LoadInst):
             return False
-        return not self.activity.may_be_overwritten(orig.pointer)
+        return not self.activity.may_be_overwritten(orig.pointer, after=orig)
 
     def lookup(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         """``v`` (a forward value of the new function) usable in ``rev.<orig_block>``."""
         if not isinstance(v, ir.Instruction) or self.planner.is_available(v):
+            return v
+        v, orig_block = self.loops.hoist(v, orig_block)
+        if not isinstance(v, ir.Instruction):
             return v
         key = (orig_block, v)
         got = self._lookup_memo.get(key)

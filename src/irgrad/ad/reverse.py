@@ -35,6 +35,7 @@ from irgrad.ad.reverse_memory import (
     should_drop_forward_free,
 )
 from irgrad.analysis.cfg import reverse_postorder
+from irgrad.ad.sunk_stores import sink_stores
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
@@ -290,6 +291,7 @@ def _phi_edge(gu: GradientUtils, dphis: list[tuple[ir.PHINode, ir.Value]],
 
 
 def _emit_return(gu: GradientUtils, final: ir.BasicBlock) -> None:
+    sink_stores(gu, final)
     b = IRBuilder(final)
     for free_call in gu.deferred_frees:
         free_call(b)

@@ -114,7 +114,9 @@ class ReverseActivity:
             elif dt in (DiffeType.DUP, DiffeType.DUP_NONEED) and has_float(arg.type):
                 self.varied.add(arg)
         self._solve()
-        self.writes: list[ir.Value | None] = self._written_objects()
+        # (writing instruction, underlying object written or None for anything)
+        self.writes: list[tuple[ir.Instruction, ir.Value | None]] = self._written_objects()
+        self._reach: dict[ir.BasicBlock, frozenset[ir.BasicBlock]] = {}
 
     # -- the taint ---------------------------------------------------------------------
     def _solve(self) -> None:
@@ -172,33 +174,57 @@ class ReverseActivity:
         return "varied" if any(v in self.varied for v in inst.operands) else None
 
     # -- memory writes -----------------------------------------------------------------
-    def _written_objects(self) -> list[ir.Value | None]:
-        """Underlying objects the function may write (None: anything)."""
-        out: list[ir.Value | None] = []
+    def _written_objects(self) -> list[tuple[ir.Instruction, ir.Value | None]]:
+        """The writing instructions and the underlying objects they may write (None:
+        anything)."""
+        out: list[tuple[ir.Instruction, ir.Value | None]] = []
         for inst in self.fn.instructions():
-            if isinstance(inst, ir.StoreInst | ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
-                out.append(underlying_object(inst.pointer))
-            elif isinstance(inst, ir.CallBase):
-                name = callee_name(inst)
-                fn = inst.called_function
-                if name is None or fn is None:
-                    out.append(None)
-                elif is_ignored_intrinsic(name) or name in ALLOCATION_FUNCTIONS:
-                    continue
-                elif name.startswith(("llvm.memcpy", "llvm.memmove", "llvm.memset")) or name in FREE_FUNCTIONS:
-                    out.append(underlying_object(inst.args[0]))
-                elif name in INACTIVE_FUNCTIONS or name.startswith("llvm.") or (fn.is_declaration and _is_libm(name)) or (not fn.is_declaration and _readonly(fn)):
-                    continue
-                else:
-                    out.append(None)
+            base = _written_object(inst)
+            if base is not _NO_WRITE:
+                out.append((inst, base))  # type: ignore[arg-type]
         return out
 
-    def may_be_overwritten(self, pointer: ir.Value) -> bool:
-        """Whether any write of the function may alias the memory ``pointer`` points to."""
+    def exclude_writes(self, insts: set[ir.Instruction]) -> None:
+        """Forget writes that the forward pass performs after the reverse pass (sunk
+        stores): they cannot clobber what the reverse pass reloads."""
+        self.writes = [(i, b) for i, b in self.writes if i not in insts]
+
+    def reachable_after(self, bb: ir.BasicBlock) -> frozenset[ir.BasicBlock]:
+        """Blocks that can execute after ``bb`` (``bb`` itself only on a cycle)."""
+        got = self._reach.get(bb)
+        if got is None:
+            seen: set[ir.BasicBlock] = set()
+            stack = list(bb.successors())
+            while stack:
+                b = stack.pop()
+                if b not in seen:
+                    seen.add(b)
+                    stack.extend(b.successors())
+            got = self._reach[bb] = frozenset(seen)
+        return got
+
+    def _may_follow(self, write: ir.Instruction, inst: ir.Instruction) -> bool:
+        """Can ``write`` execute after ``inst`` (in the same call of the function)?"""
+        wb, ib = write.parent, inst.parent
+        if wb is None or ib is None:
+            return True
+        if wb in self.reachable_after(ib):
+            return True
+        if wb is ib:
+            insts = ib.instructions
+            return insts.index(write) > insts.index(inst)
+        return False
+
+    def may_be_overwritten(self, pointer: ir.Value, after: ir.Instruction | None = None
+                           ) -> bool:
+        """Whether a write of the function may alias the memory ``pointer`` points to
+        (only writes that can execute after ``after`` count, when it is given)."""
         base = underlying_object(pointer)
+        writes = self.writes if after is None else [
+            (i, w) for i, w in self.writes if self._may_follow(i, after)]
         if base is None:
-            return bool(self.writes)
-        for w in self.writes:
+            return bool(writes)
+        for _, w in writes:
             if w is None or w is base:
                 return True
             if _is_fresh(w) or _is_fresh(base):
@@ -215,7 +241,39 @@ class ReverseActivity:
         return False
 
 
-def _is_libm(name: str) -> bool:
+_NO_WRITE = object()
+
+
+def _written_object(inst: ir.Instruction) -> object:
+    """The underlying object ``inst`` may write, None for anything, _NO_WRITE if none."""
+    if isinstance(inst, ir.StoreInst | ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
+        return underlying_object(inst.pointer)
+    if not isinstance(inst, ir.CallBase):
+        return _NO_WRITE
+    name = callee_name(inst)
+    fn = inst.called_function
+    if name is None or fn is None:
+        return None
+    if name.startswith("llvm.lifetime.end"):  # the contents are dead afterwards
+        ptrs = [a for a in inst.args if a.type.is_pointer]
+        return underlying_object(ptrs[-1]) if ptrs else None
+    if is_ignored_intrinsic(name) or name in ALLOCATION_FUNCTIONS:
+        return _NO_WRITE
+    if name in FREE_FUNCTIONS and inst.args:
+        base = underlying_object(inst.args[0])
+        if isinstance(base, ir.CallInst) and callee_name(base) in ALLOCATION_FUNCTIONS:
+            return _NO_WRITE  # the function's own allocation: freed after the reverse pass
+        return base
+    if name.startswith(("llvm.memcpy", "llvm.memmove", "llvm.memset")):
+        return underlying_object(inst.args[0])
+    if (name in INACTIVE_FUNCTIONS or name.startswith("llvm.")
+            or (fn.is_declaration and is_libm(name))
+            or (not fn.is_declaration and _readonly(fn))):
+        return _NO_WRITE
+    return None
+
+
+def is_libm(name: str) -> bool:
     from irgrad.ad.rules import lookup_call
 
     return lookup_call(name) is not None

@@ -59,6 +59,8 @@ class LoopCounters:
         self._iv_owner: dict[ir.Value, CountedLoop] = {}  # new header phi -> its loop
         self.info: LoopInfo | None = None
         self._reservable: dict[Loop, bool] = {}
+        self._single_exit: dict[Loop, ir.BasicBlock | None] = {}
+        self._exit_values: dict[tuple[ir.BasicBlock, ir.Value], ir.PHINode] = {}
 
     # -- analysis + forward pass ---------------------------------------------------------
     def setup(self, live: list[ir.BasicBlock]) -> None:
@@ -149,6 +151,62 @@ class LoopCounters:
         k_latch = preds.index(cl.latch)
         return b.select(first, ir.ConstantInt(ir.i32, k_in), ir.ConstantInt(ir.i32, k_latch))
 
+    # -- loop-invariant lookups ------------------------------------------------------------
+    def _hoist_exit(self, loop: Loop) -> ir.BasicBlock | None:
+        """The one exit block of ``loop`` (reaching a return), or None. Every path out of
+        the loop passes it, so its reverse block runs right before the loop's reverse (at
+        least once per execution of the loop) and dominates the reverse of the loop."""
+        if loop in self._single_exit:
+            return self._single_exit[loop]
+        gu = self.gu
+        exits = [x for x in loop.exit_blocks if x in gu.reachable]
+        x = exits[0] if len(exits) == 1 and exits[0] in gu.rev_head else None
+        self._single_exit[loop] = x
+        return x
+
+    def hoist(self, v: ir.Value, orig_block: ir.BasicBlock
+              ) -> tuple[ir.Value, ir.BasicBlock]:
+        """Where a lookup of forward value ``v`` needed in ``rev.<orig_block>`` is best
+        made: at the exit of the outermost loop around ``orig_block`` that ``v`` is
+        invariant in (one tape slot or recomputation per loop execution instead of per
+        iteration), else ``orig_block`` itself. When ``v`` does not dominate that exit
+        (the exit is also reached by a path that skips the loop), the value looked up is
+        a phi added at the exit: ``v`` from the loop, poison from elsewhere (the reverse
+        enters the loop only when it came out of it)."""
+        if self.info is None or not isinstance(v, ir.Instruction) or v.parent is None:
+            return v, orig_block
+        home = self.gu.block_of_new.get(v.parent)
+        if home is None:
+            return v, orig_block
+        block = orig_block
+        loop = self.info.loop_for(block)
+        while loop is not None and not loop.contains(home):
+            x = self._hoist_exit(loop)
+            if x is None:
+                break
+            if home not in self.gu.dom.get(x, ()):
+                v = self._exit_phi(loop, x, v)
+                home = x
+            block = x
+            loop = self.info.loop_for(x)
+        return v, block
+
+    def _exit_phi(self, loop: Loop, x: ir.BasicBlock, v: ir.Value) -> ir.Value:
+        key = (x, v)
+        got = self._exit_values.get(key)
+        if got is None:
+            gu = self.gu
+            phi = ir.PHINode(v.type, name=gu.fresh((v.name or "v") + ".exit"))
+            for p in x.predecessors():
+                if p not in gu.reachable:
+                    continue
+                val = v if p in loop.blocks else ir.PoisonValue(v.type)
+                for _ in range(_edges(p, x)):
+                    phi.add_incoming(val, gu.forward_block(p))
+            gu.forward_block(x).insert(0, phi)
+            got = self._exit_values[key] = phi
+        return got
+
     def recomputable_iv(self, v: ir.Value, orig_block: ir.BasicBlock) -> bool:
         """Is ``v`` (forward value) a header add-recurrence of a counted loop around
         ``orig_block`` whose start and step are usable anywhere in the reverse pass?"""
@@ -159,10 +217,15 @@ class LoopCounters:
         iv = cl.ivs.get(orig) if orig is not None else None
         if iv is None:
             return False
-        planner = self.gu.planner
-        if not planner.is_available(self.gu.primal(iv.start)):
-            return False
-        return isinstance(iv.step, int) or planner.is_available(self.gu.primal(iv.step))
+        return self._outside_ok(cl, iv.start) and (
+            isinstance(iv.step, int) or self._outside_ok(cl, iv.step))
+
+    def _outside_ok(self, cl: CountedLoop, v: ir.Value) -> bool:
+        """``v`` (defined outside ``cl``'s loop) can be looked up inside its reverse:
+        usable as is, or made once per loop execution at the loop's exit."""
+        if self.gu.planner.is_available(self.gu.primal(v)):
+            return True
+        return not cl.loop.contains(v) and self._hoist_exit(cl.loop) is not None
 
     def recompute_iv(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         """``start + step * counter`` at the head of ``rev.<orig_block>``."""
@@ -182,8 +245,8 @@ class LoopCounters:
         if isinstance(step, int):
             scaled = k if step == 1 else b.mul(k, ir.ConstantInt(t, step))
         else:
-            scaled = b.mul(k, gu.primal(step))
-        start = gu.primal(iv.start)
+            scaled = b.mul(k, gu.lookup(gu.primal(step), orig_block))
+        start = gu.lookup(gu.primal(iv.start), orig_block)
         if isinstance(start, ir.ConstantInt) and start.value == 0:
             out = scaled
         else:
@@ -204,12 +267,26 @@ class LoopCounters:
         planner = self.gu.planner
         return all(planner.is_available(self.gu.primal(v)) for v in (tc.start, tc.bound))
 
+    def _trip_count_at(self, cl: CountedLoop, x: ir.BasicBlock) -> bool:
+        """Can the trip count be recomputed in ``rev.X`` (X an exit of the loop) from
+        start and bound looked up there (their definitions dominate X)?"""
+        if not self._trip_count_usable(cl, available=False):
+            return False
+        tc = cl.loop.trip_count()
+        assert tc is not None
+        dom = self.gu.dom.get(x, set())
+        for v in (tc.start, tc.bound):
+            if isinstance(v, ir.Instruction) and (v.parent not in dom or v.parent is x):
+                return False
+        return True
+
     def _last_index(self, cl: CountedLoop, x: ir.BasicBlock) -> ir.Value | None:
-        """``trip_count - 1`` recomputed in ``rev.X`` when the count needs no tape."""
-        if not self._trip_count_usable(cl, available=True):
+        """``trip_count - 1`` recomputed in ``rev.X`` (no tape for the loop's count, or
+        one slot per execution of an outer loop that start or bound vary in)."""
+        if not self._trip_count_at(cl, x):
             return None
         b = self.gu.head_builder(x)
-        tc = emit_trip_count(_RemapBuilder(self.gu, b), cl.loop, self.gu.fresh("tc"))
+        tc = emit_trip_count(_RemapBuilder(self.gu, b, x), cl.loop, self.gu.fresh("tc"))
         if tc is None:
             return None
         return b.sub(_to_i64(b, tc), ir.ConstantInt(ir.i64, 1))
@@ -273,13 +350,17 @@ class _RemapBuilder:
     """Inserts instructions built on original values, with operands mapped to the forward
     (cloned) values."""
 
-    def __init__(self, gu: GradientUtils, b: IRBuilder) -> None:
+    def __init__(self, gu: GradientUtils, b: IRBuilder,
+                 rev_block: ir.BasicBlock | None = None) -> None:
         self.gu = gu
         self.b = b
+        self.rev_block = rev_block  # set: operands are looked up in rev.<rev_block>
 
     def insert(self, inst: ir.Instruction, name: str | None = None) -> ir.Instruction:
         for k, op in enumerate(inst.operands):
             mapped = self.gu.primal(op)
+            if self.rev_block is not None:
+                mapped = self.gu.lookup(mapped, self.rev_block)
             if mapped is not op:
                 inst.set_operand(k, mapped)
         return self.b.insert(inst, self.gu.fresh(name or "tc"))
