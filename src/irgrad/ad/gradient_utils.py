@@ -26,6 +26,15 @@ def zero_of(t: ir.Type) -> ir.Value:
     return ir.ConstantAggregateZero(t)
 
 
+def adjoint_zero(t: ir.Type) -> ir.Value:
+    """The start (and reset) value of an adjoint: -0.0, the additive identity of IEEE
+    addition (``-0.0 + x == x`` for every x, -0.0 included, so LLVM folds the first
+    accumulation away; +0.0 would turn a -0.0 derivative into +0.0 and block the fold)."""
+    if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
+        return fp_constant(t, -0.0)
+    return zero_of(t)
+
+
 def _reachable_from(start: ir.BasicBlock) -> set[ir.BasicBlock]:
     seen: set[ir.BasicBlock] = set()
     stack = list(start.successors())
@@ -232,7 +241,7 @@ class GradientUtils:
         if slot is None:
             b = self.entry_builder()
             slot = b.alloca(v.type, name=self.fresh("d." + (v.name or "v")))
-            b.store(zero_of(v.type), slot)
+            b.store(adjoint_zero(v.type), slot)
             self.diffe_slots[v] = slot
         return slot
 
@@ -242,7 +251,7 @@ class GradientUtils:
             raise self.error(f"no adjoint for value of type {v.type}")
         slot = self._slot(v)
         d = b.load(v.type, slot)
-        b.store(zero_of(v.type), slot)
+        b.store(adjoint_zero(v.type), slot)
         return d
 
     def add_to_diffe(self, v: ir.Value, dv: ir.Value, b: IRBuilder) -> None:

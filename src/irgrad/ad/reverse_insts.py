@@ -115,9 +115,9 @@ def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuil
 
 
 def _zero_like(v: ir.Value) -> ir.Value:
-    from irgrad.ad.gradient_utils import zero_of
+    from irgrad.ad.gradient_utils import adjoint_zero
 
-    return zero_of(v.type)
+    return adjoint_zero(v.type)
 
 
 def _shuffle_mask(mask: ir.Value) -> list[int]:
