@@ -227,7 +227,8 @@ def reverse_wrapper(kinds: list[ArgKind]) -> str:
         ret = "{ " + ", ".join(["double"] * len(floats)) + " }"
     marked = ['ptr @' + SEEDED, 'metadata !"enzyme_const"', "ptr %status",
               'metadata !"enzyme_const"', "double %seed", *_marked_args(kinds, False)]
-    lines = [f"define void @{REVERSE}({', '.join(params)}) {{", "entry:"]
+    lines = [f"define void @{REVERSE}({', '.join(params)}) {{", "entry:",
+             "  call void @irgrad_nb_acquire()"]
     if ret == "void":
         lines.append(f"  call void (ptr, ...) @__enzyme_autodiff_irgrad_nb_v({', '.join(marked)})")
     else:
@@ -263,7 +264,7 @@ def forward_wrapper(kinds: list[ArgKind], has_return: bool) -> str:
     marked = ["ptr @" + PRIMAL, 'metadata !"enzyme_const"', "ptr %status",
               *_marked_args(kinds, True)]
     lines = [f"define {'double' if has_return else 'void'} @{FORWARD}({', '.join(params)}) {{",
-             "entry:"]
+             "entry:", "  call void @irgrad_nb_acquire()"]
     if has_return:
         fn = "__enzyme_fwddiff_irgrad_nb_d"
         with_primal = [marked[0], 'metadata !"enzyme_primal_return"', *marked[1:]]

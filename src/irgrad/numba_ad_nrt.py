@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 RELEASE = "irgrad_nb_release"
+ACQUIRE = "irgrad_nb_acquire"
 _ALLOC_NAMES = (
     "NRT_MemInfo_alloc_aligned", "NRT_MemInfo_alloc_safe_aligned",
     "NRT_MemInfo_alloc", "NRT_MemInfo_alloc_safe",
@@ -90,10 +91,12 @@ def replace_nrt_memory(text: str) -> str:
     if not _declares(text, "calloc"):
         extra.append("declare noalias ptr @calloc(i64, i64)")
     extra.append(f"declare void @{RELEASE}()")
+    extra.append(f"declare void @{ACQUIRE}()")
     return text + "\n" + "\n".join(extra) + "\n"
 
 
 _ARENA = """
+@irgrad_nb_lock = internal global i32 0
 @irgrad_nb_arena = internal global ptr null
 @irgrad_nb_arena_len = internal global i64 0
 @irgrad_nb_arena_cap = internal global i64 0
@@ -139,12 +142,27 @@ loop:
   br i1 %more, label %loop, label %done
 done:
   store i64 0, ptr @irgrad_nb_arena_len, align 8
+  store atomic i32 0, ptr @irgrad_nb_lock release, align 4
+  ret void
+}
+
+define internal void @irgrad_nb_acquire() {
+entry:
+  br label %try
+try:
+  %r = cmpxchg ptr @irgrad_nb_lock, i32 0, i32 1 acquire monotonic, align 4
+  %ok = extractvalue { i32, i1 } %r, 1
+  br i1 %ok, label %done, label %wait
+wait:
+  %y = call i32 @sched_yield()
+  br label %try
+done:
   ret void
 }
 """
 
 _CALLOC_CALL = re.compile(r"@calloc\(")
-_RELEASE_DECL = re.compile(rf"^declare [^\n]*@{RELEASE}\(\)[^\n]*\n", re.M)
+_RELEASE_DECL = re.compile(rf"^declare [^\n]*@(?:{RELEASE}|{ACQUIRE})\(\)[^\n]*\n", re.M)
 _ARENA_CALLOC_DECL = re.compile(r"^declare [^\n]*@irgrad_nb_calloc\([^\n]*\n", re.M)
 
 
@@ -155,7 +173,9 @@ def use_arena(text: str) -> str:
     Nothing in a derivative module frees what NRT allocated (``NRT_decref`` does nothing),
     so primal values stay readable during the reverse pass; the wrappers release the
     arena when the derivative returns. (The AD tape uses malloc/realloc/free, never
-    calloc.) The arena is a module global: one derivative call at a time per module.
+    calloc.) The arena is a module global, so the wrappers hold a spin lock
+    (``irgrad_nb_acquire``, released by ``irgrad_nb_release``): one derivative call at a
+    time per module; other threads wait.
     """
     if RELEASE not in text:
         return text
@@ -165,7 +185,8 @@ def use_arena(text: str) -> str:
     extra = [_ARENA]
     for name, decl in (("calloc", "declare noalias ptr @calloc(i64, i64)"),
                        ("realloc", "declare noalias ptr @realloc(ptr, i64)"),
-                       ("free", "declare void @free(ptr)")):
+                       ("free", "declare void @free(ptr)"),
+                       ("sched_yield", "declare i32 @sched_yield()")):
         if not _declares(text, name):
             extra.append(decl)
     return text + "\n" + "\n".join(extra) + "\n"

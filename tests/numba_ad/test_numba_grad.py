@@ -198,3 +198,28 @@ def test_derivative_is_cached_per_signature(rng) -> None:
     second = g(x, 0.5)
     assert_close(first, second, rtol=0, atol=0)
     assert len(g.dispatcher.overloads) == 1
+
+
+gradient_of_temporary = irgrad.grad(array_expressions)
+
+
+@njit(nogil=True)
+def many_gradients(x, count):
+    acc = np.zeros_like(x)
+    for _ in range(count):
+        acc += gradient_of_temporary(x, 1.7)[0]
+    return acc
+
+
+def test_concurrent_calls_without_gil(rng) -> None:
+    # derivative modules keep NRT temporaries in a per-module arena guarded by a lock
+    # (without it this test crashes the process: heap corruption)
+    from concurrent.futures import ThreadPoolExecutor
+
+    x = rng.uniform(-1, 1, 6)
+    want = 2000 * gradient_of_temporary(x, 1.7)[0]
+    many_gradients(x, 1)  # compile once before the threads start
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: many_gradients(x, 2000), range(8)))
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-12)
