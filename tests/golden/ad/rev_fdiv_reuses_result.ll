@@ -20,7 +20,7 @@ entry:
 ; CHECK: %r = fdiv double %x, %y
 ; CHECK: fadd double %{{[0-9]+}}, %differeturn
 ; CHECK: %[[D:[0-9]+]] = load double, ptr %[[SLOT:[^,]+]]
-; CHECK-NEXT: store double 0.000000e+00, ptr %[[SLOT]]
+; CHECK-NEXT: store double -0.000000e+00, ptr %[[SLOT]]
 ; CHECK: %[[INV:[0-9]+]] = fdiv double 1.000000e+00, %y
 ; CHECK-NEXT: fmul double %[[D]], %[[INV]]
 ; CHECK: %[[RY:[0-9]+]] = fdiv double %r, %y

@@ -23,7 +23,7 @@ entry:
 ; CHECK: %m = fmul double %x, %y
 ; CHECK: fadd double %{{[0-9]+}}, %differeturn
 ; CHECK: %[[DM:[0-9]+]] = load double, ptr %[[SLOT:[^,]+]]
-; CHECK-NEXT: store double 0.000000e+00, ptr %[[SLOT]]
+; CHECK-NEXT: store double -0.000000e+00, ptr %[[SLOT]]
 ; CHECK-NEXT: fmul double %[[DM]], %y
 ; CHECK: fmul double %[[DM]], %x
 ; CHECK-NOT: fmul
