@@ -18,11 +18,12 @@ and from other ``@njit`` functions::
 Supported arguments: float64 scalars (active), C-contiguous float64 arrays of any rank
 (duplicated: shadow of the same shape), integer and boolean scalars (constant). Anything
 else (int or float32 arrays, non-contiguous arrays, tuples, ...) is a
-:class:`~irgrad.errors.UsageError` naming the argument. ``f`` must return a float64 (or
-None for vjp/jvp of functions that only write into array arguments). Arrays the function
-allocates itself (``np.empty``, ``np.exp(x)``, ``x * y``) are differentiated through (NRT
-allocation becomes calloc + an arena, :mod:`irgrad.numba_ad_nrt`); returning an array is
-not supported (write it into an output argument and use vjp/jvp).
+:class:`~irgrad.errors.UsageError` naming the argument. ``f`` returns a float64 (grad,
+vjp, jvp), a C-contiguous float64 array (vjp: ``ct_return`` is an array of its shape;
+jvp: ``value`` and ``value_tangent`` are arrays, and ``f`` runs once more first to learn
+the shape) or None (vjp/jvp of functions that only write into array arguments). Arrays
+the function allocates itself (``np.empty``, ``np.exp(x)``, ``x * y``) are differentiated
+through (NRT allocation becomes calloc + an arena, :mod:`irgrad.numba_ad_nrt`).
 """
 
 from __future__ import annotations
@@ -140,8 +141,6 @@ class NumbaDerivative:
             if k.kind == "float" and not isinstance(t, nt.Number):
                 raise UsageError(f"{self!r}: {what}[{j}] (for '{k.name}') must be a number, "
                                  f"got {t}")
-        if self.mode == "vjp" and not isinstance(types[1], nt.Number):
-            raise UsageError(f"{self!r}: ct_return must be a number, got {types[1]}")
         return kinds
 
     # --- numba entry --------------------------------------------------------------------
@@ -182,18 +181,36 @@ class NumbaDerivative:
         mode = "fwd" if self.mode == "jvp" else "rev"
         built = build(self.py_func, arg_types, mode, self.opt_level)
         if self.mode == "grad" and not built.has_return:
-            raise UsageError(f"irgrad.grad: {name} returns None; grad needs a float64 "
-                             "result (use irgrad.vjp for functions writing arrays)")
+            what = "an array" if built.out_ndim else "None"
+            raise UsageError(f"irgrad.grad: {name} returns {what}; grad needs a float64 "
+                             "result (use irgrad.vjp / irgrad.jvp)")
+        if self.mode == "vjp":
+            _check_ct_return(self, types[1], built.out_ndim)
         if mode == "rev":
-            source = reverse_source(name, kinds, vjp=self.mode == "vjp")
+            source = reverse_source(name, kinds, self.mode == "vjp", built.out_ndim)
         else:
-            source = forward_source(name, kinds, built.has_return)
+            source = forward_source(name, kinds, built.has_return, built.out_ndim)
         (fn,) = built.functions.values()
-        namespace: dict[str, Any] = {"np": np, "FN": fn}
+        if self._primal is None:
+            import numba
+
+            self._primal = numba.njit(self.py_func)
+        namespace: dict[str, Any] = {"np": np, "FN": fn, "PRIMAL": self._primal}
         exec(source, namespace)
         adapter: Callable[..., Any] = namespace["adapter"]
         adapter.__irgrad_built__ = built  # type: ignore[attr-defined]  # keep the JIT alive
         return adapter
+
+
+def _check_ct_return(d: NumbaDerivative, ct_type: Any, out_ndim: int) -> None:
+    from numba.core import types as nt
+
+    if out_ndim and not (isinstance(ct_type, nt.Array) and ct_type.dtype == nt.float64
+                         and ct_type.ndim == out_ndim):
+        raise UsageError(f"{d!r}: ct_return must be a float64 array of {out_ndim} "
+                         f"dimension(s) like the result of {d.py_func.__name__}, got {ct_type}")
+    if not out_ndim and not isinstance(ct_type, nt.Number):
+        raise UsageError(f"{d!r}: ct_return must be a number, got {ct_type}")
 
 
 def grad(func: Any, *, opt_level: int = 2) -> NumbaDerivative:

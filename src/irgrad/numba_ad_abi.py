@@ -90,17 +90,23 @@ def classify(numba_type: Any, name: str, position: int) -> ArgKind:
     )
 
 
-def returns_float(return_type: Any, name: str) -> bool:
-    """True for a float64 return, False for None; anything else is a UsageError."""
+def return_kind(return_type: Any, name: str) -> tuple[bool, int]:
+    """``(returns_float, out_ndim)``: a float64 return, or the rank of a returned
+    C-contiguous float64 array (0: none); None gives ``(False, 0)``, anything else is a
+    UsageError."""
     from numba.core import types
 
     if return_type == types.float64:
-        return True
+        return True, 0
     if return_type == types.none:
-        return False
+        return False, 0
+    if (isinstance(return_type, types.Array) and return_type.dtype == types.float64
+            and return_type.layout == "C" and return_type.ndim >= 1):
+        return False, return_type.ndim
     raise UsageError(
         f"{name} returns {return_type}: irgrad differentiates numba functions returning a "
-        "float64 or None (write array results into an output argument instead)"
+        "float64, a C-contiguous float64 array (vjp/jvp) or None (write other results "
+        "into an output argument instead)"
     )
 
 
@@ -155,13 +161,76 @@ def _explode(kinds: list[ArgKind]) -> tuple[list[str], list[str]]:
     return body, args
 
 
-def primal_wrapper(kinds: list[ArgKind], has_return: bool, internal: str) -> str:
-    """``irgrad_nb_primal(ptr status, args...)``: calls numba's function, stores its status."""
-    ret = "double" if has_return else "void"
-    slot = "double" if has_return else "[2 x i64]"
-    body, args = _explode(kinds)
+SHAPE_MISMATCH = 77  # status of the primal wrapper: the result does not fit ``out``
+
+
+def _out_params(out_ndim: int, shadow: str | None) -> list[str]:
+    """Parameters for a returned array: ``ptr out[, ptr shadow], i64 out_n, ptr shape``."""
+    if not out_ndim:
+        return []
+    return ["ptr %out", *([f"ptr %{shadow}"] if shadow else []), "i64 %out_n", "ptr %out_shape"]
+
+
+def _copy_result(out_ndim: int) -> list[str]:
+    """Copy the returned array into ``out`` (its shape into ``out_shape``); a different
+    element count sets the status to SHAPE_MISMATCH and copies nothing."""
+    k = out_ndim
+    st = f"{{ ptr, ptr, i64, i64, ptr, [{k} x i64], [{k} x i64] }}"
     lines = [
-        f"define {ret} @{PRIMAL}({', '.join(['ptr %status', *_params(kinds, False)])}) {{",
+        "  %ok = icmp eq i32 %st, 0",
+        "  br i1 %ok, label %result, label %done",
+        "result:",
+        f"  %np = getelementptr {st}, ptr %ret, i32 0, i32 2",
+        "  %n = load i64, ptr %np, align 8",
+        f"  %dp = getelementptr {st}, ptr %ret, i32 0, i32 4",
+        "  %data = load ptr, ptr %dp, align 8",
+    ]
+    for d in range(k):
+        lines += [
+            f"  %sp{d} = getelementptr {st}, ptr %ret, i32 0, i32 5, i32 {d}",
+            f"  %s{d} = load i64, ptr %sp{d}, align 8",
+            f"  %so{d} = getelementptr i64, ptr %out_shape, i64 {d}",
+            f"  store i64 %s{d}, ptr %so{d}, align 8",
+        ]
+    lines += [
+        "  %same = icmp eq i64 %n, %out_n",
+        "  br i1 %same, label %check, label %bad",
+        "bad:",
+        f"  store i32 {SHAPE_MISMATCH}, ptr %status, align 4",
+        "  br label %done",
+        "check:",
+        "  %empty = icmp eq i64 %n, 0",
+        "  br i1 %empty, label %done, label %copy",
+        "copy:",
+        "  %i = phi i64 [ 0, %check ], [ %i1, %copy ]",
+        "  %src = getelementptr double, ptr %data, i64 %i",
+        "  %v = load double, ptr %src, align 8",
+        "  %dst = getelementptr double, ptr %out, i64 %i",
+        "  store double %v, ptr %dst, align 8",
+        "  %i1 = add nuw i64 %i, 1",
+        "  %more = icmp ult i64 %i1, %n",
+        "  br i1 %more, label %copy, label %done",
+        "done:",
+        "  ret void",
+    ]
+    return lines
+
+
+def primal_wrapper(kinds: list[ArgKind], has_return: bool, internal: str,
+                   out_ndim: int = 0) -> str:
+    """``irgrad_nb_primal(ptr status, [out...], args...)``: calls numba's function, stores
+    its status (and copies a returned array into ``out``)."""
+    ret = "double" if has_return else "void"
+    if has_return:
+        slot = "double"
+    elif out_ndim:
+        slot = f"{{ ptr, ptr, i64, i64, ptr, [{out_ndim} x i64], [{out_ndim} x i64] }}"
+    else:
+        slot = "[2 x i64]"
+    body, args = _explode(kinds)
+    params = ["ptr %status", *_out_params(out_ndim, None), *_params(kinds, False)]
+    lines = [
+        f"define {ret} @{PRIMAL}({', '.join(params)}) {{",
         "entry:",
         f"  %ret = alloca {slot}, align 8",
         "  %exc = alloca ptr, align 8",
@@ -175,6 +244,8 @@ def primal_wrapper(kinds: list[ArgKind], has_return: bool, internal: str) -> str
     lines.append("  store i32 %st, ptr %status, align 4")
     if has_return:
         lines += ["  %r = load double, ptr %ret, align 8", "  ret double %r"]
+    elif out_ndim:
+        lines += _copy_result(out_ndim)
     else:
         lines.append("  ret void")
     lines.append("}")
@@ -186,16 +257,25 @@ def _call_args(kinds: list[ArgKind]) -> list[str]:
     return [p for p in _params(kinds, False)]
 
 
-def seeded_wrapper(kinds: list[ArgKind], has_return: bool) -> str:
-    """``irgrad_nb_seeded(status, double seed, args...)``: ``seed * primal(args)``."""
-    params = ", ".join(["ptr %status", "double %seed", *_params(kinds, False)])
-    call = ", ".join(["ptr %status", *_call_args(kinds)])
+def seeded_wrapper(kinds: list[ArgKind], has_return: bool, out_ndim: int = 0) -> str:
+    """``irgrad_nb_seeded(status, double seed, [out...], args...)``: ``seed * primal``."""
+    out = _out_params(out_ndim, None)
+    params = ", ".join(["ptr %status", "double %seed", *out, *_params(kinds, False)])
+    call = ", ".join(["ptr %status", *out, *_call_args(kinds)])
     if not has_return:
         return (f"define void @{SEEDED}({params}) {{\nentry:\n"
                 f"  call void @{PRIMAL}({call})\n  ret void\n}}")
     return (f"define double @{SEEDED}({params}) {{\nentry:\n"
             f"  %r = call double @{PRIMAL}({call})\n  %s = fmul double %r, %seed\n"
             "  ret double %s\n}")
+
+
+def _marked_out(out_ndim: int, shadow: str) -> list[str]:
+    if not out_ndim:
+        return []
+    return ['metadata !"enzyme_dup"', "ptr %out", f"ptr %{shadow}",
+            'metadata !"enzyme_const"', "i64 %out_n", 'metadata !"enzyme_const"',
+            "ptr %out_shape"]
 
 
 def _marked_args(kinds: list[ArgKind], forward: bool) -> list[str]:
@@ -215,10 +295,12 @@ def _marked_args(kinds: list[ArgKind], forward: bool) -> list[str]:
     return out
 
 
-def reverse_wrapper(kinds: list[ArgKind]) -> str:
-    """``irgrad_nb_rev(status, ptr dscalars, double seed, args-with-shadows...)``."""
+def reverse_wrapper(kinds: list[ArgKind], out_ndim: int = 0) -> str:
+    """``irgrad_nb_rev(status, ptr dscalars, double seed, [out, dout, out_n, out_shape],
+    args-with-shadows...)``."""
     floats = [i for i, k in enumerate(kinds) if k.kind == "float"]
-    params = ["ptr %status", "ptr %dscalars", "double %seed", *_rev_params(kinds)]
+    params = ["ptr %status", "ptr %dscalars", "double %seed", *_out_params(out_ndim, "dout"),
+              *_rev_params(kinds)]
     if not floats:
         ret = "void"
     elif len(floats) == 1:
@@ -226,7 +308,8 @@ def reverse_wrapper(kinds: list[ArgKind]) -> str:
     else:
         ret = "{ " + ", ".join(["double"] * len(floats)) + " }"
     marked = ['ptr @' + SEEDED, 'metadata !"enzyme_const"', "ptr %status",
-              'metadata !"enzyme_const"', "double %seed", *_marked_args(kinds, False)]
+              'metadata !"enzyme_const"', "double %seed", *_marked_out(out_ndim, "dout"),
+              *_marked_args(kinds, False)]
     lines = [f"define void @{REVERSE}({', '.join(params)}) {{", "entry:",
              "  call void @irgrad_nb_acquire()"]
     if ret == "void":
@@ -258,11 +341,13 @@ def _rev_params(kinds: list[ArgKind]) -> list[str]:
     return out
 
 
-def forward_wrapper(kinds: list[ArgKind], has_return: bool) -> str:
-    """``irgrad_nb_fwd(status, ptr primal_out, args-with-tangents...) -> double | void``."""
-    params = ["ptr %status", "ptr %primal_out", *_params(kinds, True)]
+def forward_wrapper(kinds: list[ArgKind], has_return: bool, out_ndim: int = 0) -> str:
+    """``irgrad_nb_fwd(status, ptr primal_out, [out, tout, out_n, out_shape],
+    args-with-tangents...) -> double | void``."""
+    params = ["ptr %status", "ptr %primal_out", *_out_params(out_ndim, "tout"),
+              *_params(kinds, True)]
     marked = ["ptr @" + PRIMAL, 'metadata !"enzyme_const"', "ptr %status",
-              *_marked_args(kinds, True)]
+              *_marked_out(out_ndim, "tout"), *_marked_args(kinds, True)]
     lines = [f"define {'double' if has_return else 'void'} @{FORWARD}({', '.join(params)}) {{",
              "entry:", "  call void @irgrad_nb_acquire()"]
     if has_return:

@@ -28,7 +28,7 @@ from irgrad.numba_ad_abi import (
     exploded_count,
     forward_wrapper,
     primal_wrapper,
-    returns_float,
+    return_kind,
     reverse_wrapper,
     seeded_wrapper,
 )
@@ -43,7 +43,8 @@ class Built:
     """The JIT-compiled wrappers of one (function, signature, mode)."""
 
     kinds: list[ArgKind]
-    has_return: bool
+    has_return: bool  # f returns a float64
+    out_ndim: int = 0  # rank of the float64 array f returns (0: none)
     functions: dict[str, Any] = field(default_factory=dict)  # wrapper name -> ctypes fn
     jit: Any = None
     environments: list[Any] = field(default_factory=list)  # kept alive for the JIT code
@@ -57,7 +58,8 @@ def _ctype(k: ArgKind) -> Any:
     ]
 
 
-def wrapper_argtypes(kinds: list[ArgKind], mode: str) -> tuple[Any, list[Any]]:
+def wrapper_argtypes(kinds: list[ArgKind], mode: str, out_ndim: int = 0
+                     ) -> tuple[Any, list[Any]]:
     """``(restype, argtypes)`` of a wrapper as ctypes types; pointers are ``c_uint64`` (so
     numba code passes ``array.ctypes.data``)."""
     ptr = ctypes.c_uint64
@@ -66,6 +68,8 @@ def wrapper_argtypes(kinds: list[ArgKind], mode: str) -> tuple[Any, list[Any]]:
         out += [ptr, ctypes.c_double]  # dscalars, seed
     elif mode == "fwd":
         out.append(ptr)  # primal_out
+    if out_ndim:
+        out += [ptr, ptr, ctypes.c_int64, ptr]  # out, its shadow, out_n, out_shape
     for k in kinds:
         if k.kind == "array":
             out += [ptr, ptr]
@@ -135,7 +139,7 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
     name = getattr(py_func, "__name__", "function")
     kinds = kinds_of(py_func, arg_types)
     text, cres = numba_module(py_func, arg_types)
-    has_return = returns_float(cres.signature.return_type, name)
+    has_return, out_ndim = return_kind(cres.signature.return_type, name)
     fn_type = cres.target_context.call_conv.get_function_type(
         cres.signature.return_type, cres.signature.args
     )
@@ -144,11 +148,12 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
             f"{name}: numba's calling convention has {len(fn_type.args)} parameters, irgrad "
             f"expected {2 + exploded_count(kinds)} (unsupported numba version?)"
         )
-    pieces = [replace_nrt_memory(text), primal_wrapper(kinds, has_return, cres.fndesc.mangled_name)]
+    pieces = [replace_nrt_memory(text),
+              primal_wrapper(kinds, has_return, cres.fndesc.mangled_name, out_ndim)]
     if mode == "rev":
-        pieces += [seeded_wrapper(kinds, has_return), reverse_wrapper(kinds)]
-    elif mode == "fwd":
-        pieces.append(forward_wrapper(kinds, has_return))
+        pieces += [seeded_wrapper(kinds, has_return, out_ndim), reverse_wrapper(kinds, out_ndim)]
+    else:
+        pieces.append(forward_wrapper(kinds, has_return, out_ndim))
     filename = f"<numba {name}>"
     module = parse_llvm("\n".join(pieces), filename)
     _make_internal(module)
@@ -158,8 +163,9 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
     module = optimize(parse_llvm(text, f"{filename} (after irgrad)"), opt_level)
     jit = JITModule(module, filename=filename, opt_level=opt_level)
     entry = REVERSE if mode == "rev" else FORWARD
-    _, argtypes = wrapper_argtypes(kinds, mode)
+    _, argtypes = wrapper_argtypes(kinds, mode, out_ndim)
     restype = ctypes.c_double if mode == "fwd" and has_return else None
-    built = Built(kinds, has_return, jit=jit, environments=_set_environments(jit, module))
+    built = Built(kinds, has_return, out_ndim, jit=jit,
+                  environments=_set_environments(jit, module))
     built.functions[entry] = jit.get(entry, restype, argtypes)
     return built

@@ -18,7 +18,7 @@ order; integer arguments are constant):
 
 from __future__ import annotations
 
-from irgrad.numba_ad_abi import ArgKind
+from irgrad.numba_ad_abi import SHAPE_MISMATCH, ArgKind
 
 
 def _call(kinds: list[ArgKind], args: list[str], shadows: list[str], mode: str,
@@ -57,7 +57,15 @@ def _shape_check(a: str, s: str, what: str) -> list[str]:
             f"        raise ValueError('irgrad: {what} has a different shape than its argument')"]
 
 
-def reverse_source(name: str, kinds: list[ArgKind], vjp: bool) -> str:
+def _out_checks(name: str, out_ndim: int, reference: str, shown: str) -> list[str]:
+    """Raise when the returned array's shape (``oshape``) is not ``reference.shape``."""
+    differs = " or ".join(f"oshape[{d}] != {reference}.shape[{d}]" for d in range(out_ndim))
+    return [f"    if st[0] == {SHAPE_MISMATCH} or (st[0] == 0 and ({differs})):",
+            f"        raise ValueError('irgrad: {shown} has a different shape than the "
+            f"array {name} returns')"]
+
+
+def reverse_source(name: str, kinds: list[ArgKind], vjp: bool, out_ndim: int = 0) -> str:
     """The adapter of reverse mode (``grad`` when not ``vjp``)."""
     n = len(kinds)
     diff = [i for i, k in enumerate(kinds) if k.differentiable]
@@ -81,7 +89,14 @@ def reverse_source(name: str, kinds: list[ArgKind], vjp: bool) -> str:
             lines.append(f"    d{i} = np.zeros(a{i}.shape)")
         shadows.append(f"d{i}")
     args = _call(kinds, [f"a{i}" for i in range(n)], shadows, "rev")
+    if out_ndim:  # the cotangent of the returned array seeds the shadow of its copy
+        lines += ["    ct = np.ascontiguousarray(ct_return)", "    out = np.empty(ct.shape)",
+                  "    dout = ct.copy()", f"    oshape = np.zeros({out_ndim}, np.int64)"]
+        args = ["out.ctypes.data", "dout.ctypes.data", "ct.size", "oshape.ctypes.data", *args]
+        seed = "1.0"
     lines.append(f"    FN(st.ctypes.data, ds.ctypes.data, {seed}, {', '.join(args)})")
+    if out_ndim:
+        lines += _out_checks(name, out_ndim, "ct", "ct_return")
     lines += _status_check(name)
     results = [f"d{i}" if kinds[i].kind == "array" else f"ds[{floats.index(i)}]"
                for i in diff]
@@ -89,8 +104,10 @@ def reverse_source(name: str, kinds: list[ArgKind], vjp: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def forward_source(name: str, kinds: list[ArgKind], has_return: bool) -> str:
-    """The adapter of forward mode (``jvp``)."""
+def forward_source(name: str, kinds: list[ArgKind], has_return: bool,
+                   out_ndim: int = 0) -> str:
+    """The adapter of forward mode (``jvp``); for a returned array, ``PRIMAL`` (numba's
+    function itself) runs first to learn the result's shape."""
     n = len(kinds)
     diff = [i for i, k in enumerate(kinds) if k.differentiable]
     lines = ["def adapter(primals, tangents):"]
@@ -107,10 +124,17 @@ def forward_source(name: str, kinds: list[ArgKind], has_return: bool) -> str:
             lines.append(f"    t{i} = float(tangents[{j}])")
             tangents.append(f"t{i}")
     args = _call(kinds, [f"a{i}" for i in range(n)], shadows, "fwd", tangents)
+    if out_ndim:
+        lines += [f"    r = PRIMAL({', '.join(f'a{i}' for i in range(n))})",
+                  "    out = np.empty(r.shape)", "    tout = np.zeros(r.shape)",
+                  f"    oshape = np.zeros({out_ndim}, np.int64)"]
+        args = ["out.ctypes.data", "tout.ctypes.data", "out.size", "oshape.ctypes.data", *args]
     call = f"FN(st.ctypes.data, po.ctypes.data, {', '.join(args)})"
     lines.append(f"    tv = {call}" if has_return else f"    {call}")
+    if out_ndim:
+        lines += _out_checks(name, out_ndim, "out", "the result (f changed between two calls?)")
     lines += _status_check(name)
     out = _tuple([f"t{i}" for i in diff])
-    value = "po[0], tv" if has_return else "None, None"
+    value = "po[0], tv" if has_return else ("out, tout" if out_ndim else "None, None")
     lines.append(f"    return ({value}, {out})")
     return "\n".join(lines) + "\n"

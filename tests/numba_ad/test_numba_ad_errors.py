@@ -62,9 +62,19 @@ def test_wrong_argument_count() -> None:
         irgrad.grad(total)(np.ones(3))
 
 
-def test_array_return_is_rejected() -> None:
-    with pytest.raises(UsageError, match=r"returns array.*output argument"):
+@njit
+def returns_tuple(x):
+    return x[0], x[1]
+
+
+def test_array_return_needs_vjp_or_jvp() -> None:
+    with pytest.raises(UsageError, match="returns an array; grad needs a float64"):
         irgrad.grad(returns_array)(np.ones(3))
+
+
+def test_tuple_return_is_rejected() -> None:
+    with pytest.raises(UsageError, match=r"returns UniTuple.*output argument"):
+        irgrad.vjp(returns_tuple)((np.ones(3),), 1.0, (np.zeros(3),))
 
 
 def test_grad_of_function_returning_none() -> None:

@@ -11,6 +11,7 @@ from numba import njit
 from numba_ad_helpers import fd_grad
 
 import irgrad
+from irgrad.errors import UsageError
 
 
 @njit
@@ -102,3 +103,39 @@ def test_vjp_and_jvp_called_from_njit(rng) -> None:
     c, t = rng.normal(size=2), rng.normal(size=2)
     a, b = vjp_and_jvp_in_njit(y, p, c, t)
     assert a == pytest.approx(b, rel=1e-12)
+
+
+@njit
+def returns_matrix(a, w):
+    out = np.empty((a.shape[0], 2))
+    for i in range(a.shape[0]):
+        out[i, 0] = a[i] * w + math.sin(a[i])
+        out[i, 1] = math.exp(a[i] * w)
+    return out
+
+
+@njit
+def returns_expression(x, s):
+    return np.sin(x) * s + x * x
+
+
+@pytest.mark.parametrize("f", [returns_matrix, returns_expression])
+def test_returned_array(f, rng) -> None:
+    x, s = rng.uniform(-1, 1, 4), 0.8
+    tx, ts = rng.normal(size=4), 0.3
+    value, tvalue, _ = irgrad.jvp(f)((x, s), (tx, ts))
+    np.testing.assert_array_equal(value, f(x, s))
+    eps = 1e-6
+    fd = (f(x + eps * tx, s + eps * ts) - f(x - eps * tx, s - eps * ts)) / (2 * eps)
+    np.testing.assert_allclose(tvalue, fd, rtol=1e-6, atol=1e-8)
+    c = rng.normal(size=value.shape)
+    dx, ds = irgrad.vjp(f)((x, s), c, (np.zeros(4), 0.0))
+    assert float(np.sum(tvalue * c)) == pytest.approx(float(np.dot(dx, tx) + ds * ts),
+                                                      rel=1e-10)
+
+
+def test_returned_array_cotangent_shape_is_checked() -> None:
+    with pytest.raises(ValueError, match="ct_return has a different shape"):
+        irgrad.vjp(returns_matrix)((np.ones(3), 1.0), np.ones((2, 3)), (np.zeros(3), 0.0))
+    with pytest.raises(UsageError, match="ct_return must be a float64 array"):
+        irgrad.vjp(returns_matrix)((np.ones(3), 1.0), 1.0, (np.zeros(3), 0.0))
