@@ -223,3 +223,19 @@ def test_concurrent_calls_without_gil(rng) -> None:
         results = list(pool.map(lambda _: many_gradients(x, 2000), range(8)))
     for got in results:
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@njit
+def flag_and_count(x, flag, k):
+    s = 0.0
+    for i in range(k):
+        s += x[i] ** 2 if flag else 3.0 * x[i]
+    return s
+
+
+def test_bool_and_int32_arguments_are_constant() -> None:
+    x = np.array([1.0, 2.0, 3.0])
+    (d1,) = irgrad.grad(flag_and_count)(x, True, 2)
+    (d2,) = irgrad.grad(flag_and_count)(x, False, np.int32(3))
+    np.testing.assert_allclose(d1, [2.0, 4.0, 0.0])
+    np.testing.assert_allclose(d2, [3.0, 3.0, 3.0])

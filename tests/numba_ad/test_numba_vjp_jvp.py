@@ -139,3 +139,12 @@ def test_returned_array_cotangent_shape_is_checked() -> None:
         irgrad.vjp(returns_matrix)((np.ones(3), 1.0), np.ones((2, 3)), (np.zeros(3), 0.0))
     with pytest.raises(UsageError, match="ct_return must be a float64 array"):
         irgrad.vjp(returns_matrix)((np.ones(3), 1.0), 1.0, (np.zeros(3), 0.0))
+
+
+@pytest.mark.parametrize("opt_level", [0, 1, 3])
+def test_modes_agree_at_optimization_levels(opt_level, rng) -> None:
+    x, s = rng.uniform(-1, 1, 4), 0.8
+    tx, c = rng.normal(size=4), rng.normal(size=(4, 2))
+    _, tvalue, _ = irgrad.jvp(returns_matrix, opt_level=opt_level)((x, s), (tx, 0.0))
+    dx, _ = irgrad.vjp(returns_matrix, opt_level=opt_level)((x, s), c, (np.zeros(4), 0.0))
+    assert float(np.sum(tvalue * c)) == pytest.approx(float(np.dot(dx, tx)), rel=1e-10)
