@@ -202,6 +202,23 @@ class NumbaDerivative:
         return adapter
 
 
+_cache: dict[tuple[Any, str, int], NumbaDerivative] = {}
+
+
+def _derivative(func: Any, mode: str, opt_level: int) -> NumbaDerivative:
+    """One NumbaDerivative per (function, kind, -O level): ``irgrad.grad(f)(x)`` written
+    inside a loop does not rebuild the @njit adapter each time."""
+    try:
+        key = (func, mode, opt_level)
+        hash(key)
+    except TypeError:
+        return NumbaDerivative(func, mode, opt_level)
+    found = _cache.get(key)
+    if found is None:
+        found = _cache[key] = NumbaDerivative(func, mode, opt_level)
+    return found
+
+
 def _check_ct_return(d: NumbaDerivative, ct_type: Any, out_ndim: int) -> None:
     from numba.core import types as nt
 
@@ -216,20 +233,20 @@ def _check_ct_return(d: NumbaDerivative, ct_type: Any, out_ndim: int) -> None:
 def grad(func: Any, *, opt_level: int = 2) -> NumbaDerivative:
     """The gradient of a float64-valued numba function: ``grad(f)(*args)`` returns a tuple
     with df/darg for every float64 scalar and float64 array argument, in order."""
-    return NumbaDerivative(func, "grad", opt_level)
+    return _derivative(func, "grad", opt_level)
 
 
 def vjp(func: Any, *, opt_level: int = 2) -> NumbaDerivative:
     """Reverse mode: ``vjp(f)(primals, ct_return, ct_args)`` -> tuple over the float64
     scalar/array arguments of the cotangents of their *initial* values; ``ct_args`` gives
     the cotangents of the arrays' *final* contents (arrays f writes are outputs)."""
-    return NumbaDerivative(func, "vjp", opt_level)
+    return _derivative(func, "vjp", opt_level)
 
 
 def jvp(func: Any, *, opt_level: int = 2) -> NumbaDerivative:
     """Forward mode: ``jvp(f)(primals, tangents)`` -> ``(value, value_tangent,
     tangents_out)``; tangents_out holds the tangents of the arrays' final contents."""
-    return NumbaDerivative(func, "jvp", opt_level)
+    return _derivative(func, "jvp", opt_level)
 
 
 def _register_typeof() -> None:

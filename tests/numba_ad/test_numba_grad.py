@@ -239,3 +239,9 @@ def test_bool_and_int32_arguments_are_constant() -> None:
     (d2,) = irgrad.grad(flag_and_count)(x, False, np.int32(3))
     np.testing.assert_allclose(d1, [2.0, 4.0, 0.0])
     np.testing.assert_allclose(d2, [3.0, 3.0, 3.0])
+
+
+def test_same_derivative_object_for_the_same_function() -> None:
+    assert irgrad.grad(loop_math) is irgrad.grad(loop_math)
+    assert irgrad.grad(loop_math) is not irgrad.grad(loop_math, opt_level=1)
+    assert irgrad.vjp(loop_math) is not irgrad.grad(loop_math)
