@@ -14,6 +14,10 @@ order; integer arguments are constant):
   (arrays: the cotangent of the array's final contents; scalars: ignored);
 * jvp: ``(primals, tangents) -> (value, value_tangent, tangents_out)``; ``tangents`` and
   ``tangents_out`` are tuples over D (arrays: tangent of the initial / final contents).
+
+For a function returning a float64 array, ``ct_return`` (vjp) is an array of the result's
+shape and ``value``/``value_tangent`` (jvp) are arrays; the wrapper copies the result into
+a buffer the adapter allocates, and reports the result's shape so a mismatch is an error.
 """
 
 from __future__ import annotations
