@@ -12,6 +12,7 @@ Afterwards no reference to a marker global or an ``__enzyme_*`` declaration rema
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -65,6 +66,9 @@ def marker_name(value: ir.Value) -> str | None:
 
 def entry_mode(name: str) -> DerivativeMode | None:
     """The derivative mode an ``__enzyme_*`` entry point asks for (None: not an entry)."""
+    if name.startswith("_Z"):  # C++ declares `double __enzyme_autodiff(void*, ...);`
+        m = re.match(r"_Z(\d+)", name)  # _Z17__enzyme_autodiffPvz
+        name = name[m.end() : m.end() + int(m.group(1))] if m else name
     if name.startswith(REVERSE_PREFIX):
         return DerivativeMode.REVERSE_COMBINED
     if name.startswith(FORWARD_PREFIX):
