@@ -190,7 +190,14 @@ def write_markdown(path: Path, meta: dict[str, Any], results: Sequence[InstanceR
         name = f"{res.instance.workload} {res.instance.name}"
         row = f"| {name} | {res.size} | {_ms(obj)} | " + " | ".join(cells)
         lines.append(row + f" | {'yes' if res.ok else '**NO**'} |")
-    errors = sorted({f"{t}: {tr.error}" for r in results for t, tr in r.tools.items() if tr.error})
+    errors = sorted(
+        {
+            f"{t} ({r.instance.workload}): {tr.error}"
+            for r in results
+            for t, tr in r.tools.items()
+            if tr.error
+        }
+    )
     if errors:
         lines += ["", "¹ unavailable:", *(f"- {e}" for e in errors)]
     wrong = sorted(
