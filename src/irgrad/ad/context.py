@@ -5,13 +5,19 @@ differentiated) goes through :meth:`DerivativeContext.get_or_create`, so each de
 synthesized once per module. For recursive functions the synthesizer registers its
 (still empty) function with :meth:`DerivativeContext.register` before building the body;
 a nested request for the same config then finds it in the cache.
+
+A function with ``invoke`` instructions (C++) is differentiated through a private copy
+without exception edges (:mod:`irgrad.ad.invoke`); the derivative is cached under the
+original function's config, so calls of the original find it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad.ad.config import DerivativeMode, FnConfig
+from irgrad.ad.invoke import has_invokes, nounwind_copy
 from irgrad.errors import DifferentiationError
 
 if TYPE_CHECKING:
@@ -25,10 +31,14 @@ class DerivativeContext:
         self.module = module
         self.cache: dict[FnConfig, Function] = {}
         self.in_progress: set[FnConfig] = set()
+        self.originals: dict[Function, Function] = {}  # nounwind copy -> user's function
 
     def register(self, config: FnConfig, fn: Function) -> None:
         """Record ``fn`` as the derivative for ``config`` before its body exists."""
         self.cache[config] = fn
+        orig = self.originals.get(config.function)
+        if orig is not None:
+            self.cache[replace(config, function=orig)] = fn
 
     def get_or_create(self, config: FnConfig) -> Function:
         """The derivative function for ``config``, synthesizing it on first request."""
@@ -41,25 +51,50 @@ class DerivativeContext:
                 "module (only a declaration)"
             )
         self.in_progress.add(config)
+        copy = None
+        if has_invokes(config.function):
+            copy = nounwind_copy(config.function)
+            self.originals[copy] = config.function
         try:
-            if config.mode is DerivativeMode.FORWARD:
-                from irgrad.ad.forward import create_forward_diff
-
-                fn = create_forward_diff(self, config)
-            elif config.mode is DerivativeMode.REVERSE_COMBINED:
-                from irgrad.ad.reverse import create_primal_and_gradient
-
-                fn = create_primal_and_gradient(self, config)
-            elif config.mode in (DerivativeMode.REVERSE_PRIMAL, DerivativeMode.REVERSE_GRADIENT):
-                from irgrad.ad.augmented import create_augmented_pair
-
-                fn = create_augmented_pair(self, config)
-            else:
-                raise DifferentiationError(
-                    f"derivative mode {config.mode.value} is not supported yet "
-                    f"(differentiating {config.function.name})"
-                )
+            fn = self._synthesize(replace(config, function=copy) if copy else config)
+        except BaseException:
+            if copy is not None:
+                for key in [k for k in self.cache if k.function is config.function]:
+                    if self.cache[key].parent is None:  # removed by the failed synthesis
+                        del self.cache[key]
+            raise
         finally:
             self.in_progress.discard(config)
+            if copy is not None:
+                self._release(copy)
         self.cache[config] = fn
         return fn
+
+    def _release(self, copy: Function) -> None:
+        """Drop a nounwind copy once its derivatives exist (keep it, renamed, if the
+        derivative still calls it)."""
+        del self.originals[copy]
+        for key in [k for k in self.cache if k.function is copy]:
+            del self.cache[key]
+        if copy.uses:
+            copy.name = self.module.unique_name(copy.name + ".nounwind")
+        else:
+            self.module.remove_function(copy)
+
+    def _synthesize(self, config: FnConfig) -> Function:
+        if config.mode is DerivativeMode.FORWARD:
+            from irgrad.ad.forward import create_forward_diff
+
+            return create_forward_diff(self, config)
+        if config.mode is DerivativeMode.REVERSE_COMBINED:
+            from irgrad.ad.reverse import create_primal_and_gradient
+
+            return create_primal_and_gradient(self, config)
+        if config.mode in (DerivativeMode.REVERSE_PRIMAL, DerivativeMode.REVERSE_GRADIENT):
+            from irgrad.ad.augmented import create_augmented_pair
+
+            return create_augmented_pair(self, config)
+        raise DifferentiationError(
+            f"derivative mode {config.mode.value} is not supported yet "
+            f"(differentiating {config.function.name})"
+        )
