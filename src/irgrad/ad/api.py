@@ -21,6 +21,7 @@ from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.context import DerivativeContext
 from irgrad.ad.diagnostics import source_location_of
 from irgrad.ad.emit import adapt_value, coerce_scalar
+from irgrad.ad.invoke import lower_invoke
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import constant_of
 
@@ -382,6 +383,8 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) 
     entry = call.called_function.name if call.called_function is not None else "__enzyme"
     if entry.startswith(UNSUPPORTED_PREFIXES):
         raise _error(call, f"{entry}: this split mode is not supported yet")
+    if isinstance(call, ir.InvokeInst):  # C++: a call + branch, as Enzyme does
+        call = lower_invoke(call)
     if not isinstance(call, ir.CallInst):
         raise _error(call, f"{entry} must be called with 'call' (not {call.opcode})")
     parsed = parse_call(call, mode, ctx.module)
