@@ -155,7 +155,7 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         t = fp.tangent(call.args[0])
         if t is not None:
             for s in t if isinstance(t, list) else [t]:
-                fp.b.call(callee, [s])  # type: ignore[arg-type]
+                fp.b.call(callee, [s, *call.args[1:]])  # type: ignore[arg-type]  # _ZdlPvm: size
         return
     if name.startswith(MEM_TRANSFER) or name.startswith("llvm.memset."):
         _visit_mem_intrinsic(fp, call, name)
