@@ -175,6 +175,8 @@ class GradientUtils:
             return s
         if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.PoisonValue):
             return v
+        if isinstance(v, ir.GetElementPtrInst) and isinstance(v.pointer, ir.ConstantPointerNull):
+            return self.primal(v)  # null + n (an empty std::vector's end): as null, itself
         if isinstance(v, ir.GlobalVariable):
             raise self.error(
                 f"active memory in global @{v.name} has no shadow (a derivative stored in a "
