@@ -290,8 +290,9 @@ def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function)
     b.position_before(call)
     new = b.call(deriv, args)
     ret = callee.return_type
-    if not ret.is_void:
-        primal = b.extract_value(new, 0)
+    if not ret.is_void:  # a constant result comes alone (forward.return_type_of)
+        const = config.return_type is DiffeType.CONST
+        primal = new if const else b.extract_value(new, 0)
         call.replace_all_uses_with(primal)
         if config.return_type is not DiffeType.CONST:
             tan = b.extract_value(new, 1)
