@@ -14,7 +14,7 @@ from irgrad import ir
 from irgrad.ad.config import DiffeType
 
 ALLOCATION_FUNCTIONS = frozenset(["malloc", "calloc", "realloc", "_Znwm", "_Znam"])
-FREE_FUNCTIONS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm"])
+FREE_FUNCTIONS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"])
 # numba's runtime (NRT_*, numba_gil_*) and the CPython API (Py*, _Py*): bookkeeping that
 # never carries derivatives (irgrad.grad of numba functions treats these calls as inactive)
 INACTIVE_PREFIXES = ("NRT_", "numba_gil_", "Py", "_Py")
