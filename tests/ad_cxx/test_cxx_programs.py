@@ -45,6 +45,7 @@ NEEDS_SHADOW_RETURN = {
     for name in (
         "array_std_weighted_sum",
         "class_methods_polynomial",
+        "noinline_callee_with_vector",
         "primal_keeps_exceptions",
         "try_catch_normal_path",
         "vector_in_main_finite_diff",
