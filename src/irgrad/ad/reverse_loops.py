@@ -170,8 +170,9 @@ class LoopCounters:
         made: at the exit of the outermost loop around ``orig_block`` that ``v`` is
         invariant in (one tape slot or recomputation per loop execution instead of per
         iteration), else ``orig_block`` itself. When ``v`` does not dominate that exit
-        (the exit is also reached by a path that skips the loop), the value looked up is
-        a phi added at the exit: ``v`` from the loop, poison from elsewhere (the reverse
+        (the exit is also reached by a path that skips the loop) and cannot simply be
+        recomputed there (:meth:`_speculatable`), the value looked up is a phi added at
+        the exit: ``v`` from the loop, poison from elsewhere (the reverse
         enters the loop only when it came out of it)."""
         if self.info is None or not isinstance(v, ir.Instruction) or v.parent is None:
             return v, orig_block
@@ -184,12 +185,24 @@ class LoopCounters:
             x = self._hoist_exit(loop)
             if x is None:
                 break
-            if home not in self.gu.dom.get(x, ()):
+            if home not in self.gu.dom.get(x, ()) and not self._speculatable(v, 0):
                 v = self._exit_phi(loop, x, v)
                 home = x
             block = x
             loop = self.info.loop_for(x)
         return v, block
+
+    def _speculatable(self, v: ir.Value, depth: int) -> bool:
+        """``v`` can be recomputed anywhere from values usable everywhere: cheap pure
+        instructions that cannot trap (no loads, no divisions) down to such values."""
+        from irgrad.ad.cache import RECOMPUTE_OPCODES
+
+        if not isinstance(v, ir.Instruction) or self.gu.planner.is_available(v):
+            return True
+        if depth > 4 or v.opcode not in RECOMPUTE_OPCODES:
+            return False
+        return all(self._speculatable(op, depth + 1) for op in v.operands
+                   if not isinstance(op, ir.BasicBlock))
 
     def _exit_phi(self, loop: Loop, x: ir.BasicBlock, v: ir.Value) -> ir.Value:
         key = (x, v)
