@@ -96,9 +96,20 @@ class Tape:
         self.gu = gu
         self.frames: dict[ir.BasicBlock, _Frame] = {}
         b = gu.entry_builder()
-        self.state_type = ir.StructType([ir.ptr, ir.i64, ir.i64])
+        # {base, sp, capacity, stack buffer}: the stack starts in a small buffer in the
+        # derivative's own frame when that is safe (combined mode: the tape dies with the
+        # call; no calls to defined functions: no recursion stacking buffers), so a small
+        # sweep (one per residual of a Jacobian) needs no malloc/free
+        self.state_type = ir.StructType([ir.ptr, ir.i64, ir.i64, ir.ptr])
         self.state = b.alloca(self.state_type, name=gu.fresh("tape"))
         b.store(ir.ConstantAggregateZero(self.state_type), self.state)
+        if _stack_buffer_safe(gu):
+            buf = b.alloca(ir.ArrayType(STACK_BUFFER_BYTES, ir.i8), align=16,
+                           name=gu.fresh("tape.buf"))
+            b.store(buf, self.state)
+            b.store(ir.ConstantInt(ir.i64, STACK_BUFFER_BYTES),
+                    b.struct_gep(self.state_type, self.state, 2))
+            b.store(buf, b.struct_gep(self.state_type, self.state, 3))
 
     def cache(self, orig_block: ir.BasicBlock, value: ir.Value) -> ir.Value:
         """Push ``value`` at the end of forward ``orig_block``; pop it at ``rev.B``'s head."""
@@ -215,10 +226,15 @@ class Tape:
         if not self.frames:
             return
         base = b.load(ir.ptr, self.state)
-        b.call(self.gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [base])
+        buf = b.load(ir.ptr, b.struct_gep(self.state_type, self.state, 3))
+        on_stack = b.icmp("eq", base, buf)
+        heap = b.select(on_stack, ir.ConstantPointerNull(ir.ptr), base)
+        b.call(self.gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [heap])
 
     def _push_function(self) -> ir.Function:
-        """``ptr @__irgrad_tape_push(ptr state, i64 n)``: reserve n bytes, return the frame."""
+        """``ptr @__irgrad_tape_push(ptr state, i64 n)``: reserve n bytes, return the frame.
+        Growing out of the stack buffer copies it to the heap (malloc + memcpy); growing a
+        heap stack reallocs it."""
         module = self.gu.module
         name = "__irgrad_tape_push"
         fn = module.get_function(name)
@@ -232,6 +248,9 @@ class Tape:
         st.name, n.name = "state", "n"
         entry = fn.append_basic_block("entry")
         grow = fn.append_basic_block("grow")
+        grow_stack = fn.append_basic_block("grow.stack")
+        grow_heap = fn.append_basic_block("grow.heap")
+        grown = fn.append_basic_block("grown")
         done = fn.append_basic_block("done")
         b = IRBuilder(entry)
         sp_slot = b.struct_gep(self.state_type, st, 1, name="sp.slot")
@@ -248,17 +267,44 @@ class Tape:
         umax_fn = module.get_or_insert_function("llvm.umax.i64", umax)
         c1 = b.call(umax_fn, [twice, need], name="c1")
         c2 = b.call(umax_fn, [c1, ir.ConstantInt(ir.i64, 4096)], name="c2")
+        buf = b.load(ir.ptr, b.struct_gep(self.state_type, st, 3, name="buf.slot"), name="buf")
+        b.cond_br(b.icmp("eq", base, buf, name="on.stack"), grow_stack, grow_heap)
+        b.position_at_end(grow_stack)
+        malloc = self.gu.libc("malloc", ir.FunctionType(ir.ptr, [ir.i64]))
+        fresh = b.call(malloc, [c2], name="fresh")
+        b.memcpy(fresh, base, sp)
+        b.br(grown)
+        b.position_at_end(grow_heap)
         realloc = self.gu.libc("realloc", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
-        nb = b.call(realloc, [base, c2], name="nb")
+        moved = b.call(realloc, [base, c2], name="moved")
+        b.br(grown)
+        b.position_at_end(grown)
+        nb = b.phi(ir.ptr, [(fresh, grow_stack), (moved, grow_heap)], name="nb")
         b.store(nb, st)
         b.store(c2, cap_slot)
         b.br(done)
         b.position_at_end(done)
-        cur = b.phi(ir.ptr, [(base, entry), (nb, grow)], name="cur")
+        cur = b.phi(ir.ptr, [(base, entry), (nb, grown)], name="cur")
         b.store(need, sp_slot)
         frame = b.gep(ir.i8, cur, [sp], name="frame")
         b.ret(frame)
         return fn
+
+
+STACK_BUFFER_BYTES = 1024
+
+
+def _stack_buffer_safe(gu: GradientUtils) -> bool:
+    from irgrad.ad.config import DerivativeMode
+
+    if gu.config.mode is not DerivativeMode.REVERSE_COMBINED:
+        return False  # split mode: the tape outlives the augmented primal's frame
+    for inst in gu.orig.instructions():
+        if isinstance(inst, ir.CallBase):
+            fn = inst.called_function
+            if fn is None or not fn.is_declaration:
+                return False
+    return True
 
 
 class LookupPlanner:
