@@ -24,6 +24,7 @@ from irgrad import ir
 from irgrad.ad.config import DiffeType, FnConfig
 from irgrad.ad.gradient_utils import GradientUtils, clone_instruction
 from irgrad.ad.reverse_activity import callee_name, has_float
+from irgrad.ad.reverse_branches import BranchIndex, branch_index
 from irgrad.ad.reverse_calls import augment_calls, reverse_call
 from irgrad.ad.reverse_insts import reverse_value_instruction
 from irgrad.ad.reverse_memory import (
@@ -34,8 +35,9 @@ from irgrad.ad.reverse_memory import (
     reverse_store,
     should_drop_forward_free,
 )
-from irgrad.analysis.cfg import reverse_postorder
 from irgrad.ad.sunk_stores import sink_stores
+from irgrad.analysis.cfg import reverse_postorder
+from irgrad.analysis.dominators import DominatorTree
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
@@ -203,8 +205,14 @@ def _reverse_pass(gu: GradientUtils, differeturn: ir.Value | None) -> None:
         IRBuilder(gu.forward_block(bb)).br(gu.rev_head[bb])
     gu.loops.setup(live)
     pred_lists = {bb: [p for p in bb.predecessors() if p in gu.reachable] for bb in live}
-    pred_phis = {bb: _pred_index_phi(gu, bb, ps) for bb, ps in pred_lists.items()
-                 if len(ps) > 1 and not gu.loops.is_counted_header(bb)}
+    merges = [bb for bb, ps in pred_lists.items()
+              if len(ps) > 1 and not gu.loops.is_counted_header(bb)]
+    dt = DominatorTree(gu.orig) if merges else None
+    pred_phis: dict[ir.BasicBlock, ir.Value | BranchIndex] = {}
+    for bb in merges:
+        assert dt is not None
+        by_branch = branch_index(gu, bb, pred_lists[bb], dt)
+        pred_phis[bb] = by_branch or _pred_index_phi(gu, bb, pred_lists[bb])
     for bb in reversed(live):
         b = IRBuilder(body[bb])
         b.debug_loc = None
@@ -249,7 +257,7 @@ def _check_integer_use_of_active(gu: GradientUtils, inst: ir.Instruction) -> Non
 
 
 def _reverse_terminator(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder,
-                        preds: list[ir.BasicBlock], pred_phi: ir.Value | None,
+                        preds: list[ir.BasicBlock], pred_phi: ir.Value | BranchIndex | None,
                         final: ir.BasicBlock) -> None:
     gu.loops.set_counters_on_exit(bb, b)
     phis = [p for p in bb.phis() if gu.is_varied(p)]
@@ -263,6 +271,8 @@ def _reverse_terminator(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder,
         return
     if gu.loops.is_counted_header(bb):
         idx = gu.loops.header_pred_index(bb, preds, b)
+    elif isinstance(pred_phi, BranchIndex):
+        idx = pred_phi.emit(gu, bb, b)
     else:
         assert pred_phi is not None
         idx = gu.lookup(pred_phi, bb)

@@ -1,6 +1,7 @@
-; An if/else: the forward pass records which predecessor reached the join (a phi of
-; constant indices), the reverse pass switches on it and sends the adjoint of %r to the
-; branch that ran: x*x gives two products with x, x*3 one product with 3.
+; An if/else: the reverse pass tells which predecessor reached the join from the branch
+; condition (%c, still available) instead of a recorded index: no predecessor phi in the
+; forward pass; it switches on `select %c` and sends the adjoint of %r to the branch that
+; ran: x*x gives two products with x, x*3 one product with 3.
 ; RUN: %irgrad opt %s -S -O0 --no-pre-ad | %filecheck %s
 
 declare double @__enzyme_autodiff(ptr, ...)
@@ -31,8 +32,9 @@ entry:
 
 ; CHECK-LABEL: define internal { double } @diffe_f(double %x, double %differeturn)
 ; CHECK: join:
-; CHECK-NEXT: %[[PRED:.+]] = phi i{{[0-9]+}} [ 0, %pos ], [ 1, %neg ]
-; CHECK: switch i{{[0-9]+}} %[[PRED]], label %[[E0:.+]] [
+; CHECK-NOT: phi i32
+; CHECK: %[[PRED:.+]] = select i1 %c, i32 0, i32 1
+; CHECK-NEXT: switch i{{[0-9]+}} %[[PRED]], label %[[E0:.+]] [
 ; CHECK-NEXT: i{{[0-9]+}} 1, label %[[E1:.+]]
 ; CHECK-DAG: fmul double %{{[0-9]+}}, 3.000000e+00
 ; CHECK-DAG: fmul double %[[DA:[0-9]+]], %x
