@@ -14,8 +14,10 @@ def clang_ir_flags(opt_level: int, for_ad: bool) -> list[str]:
     if not for_ad:
         return [f"-O{opt_level}"]
     if opt_level == 0:
-        # plain -O0 marks every function optnone; keep the IR unoptimized without it
-        return ["-O0", "-Xclang", "-disable-O0-optnone", "-fno-discard-value-names"]
+        # plain -O0, exactly what users pipe into `irgrad opt`: clang marks every function
+        # `optnone noinline` (with -disable-O0-optnone it would still add `noinline`, which
+        # then could not be told from the user's own); the pre-AD step strips the pair.
+        return ["-O0", "-fno-discard-value-names"]
     return [f"-O{opt_level}", "-Xclang", "-disable-llvm-passes", "-fno-discard-value-names"]
 
 
