@@ -106,6 +106,10 @@ class ReverseActivity:
         self.fn = fn
         self.varied: set[ir.Value] = set()
         self.shadowed: set[ir.Value] = set()
+        # allocas whose contents may carry derivatives (an active value stored into them,
+        # or their address escapes); see _alloca_holds_active
+        self._active_allocas: set[ir.AllocaInst] = set()
+        self._alloca_accesses: dict[ir.AllocaInst, list[ir.Instruction] | None] = {}
         for arg, dt in zip(fn.args, arg_types, strict=True):
             if dt is DiffeType.OUT and has_float(arg.type):
                 self.varied.add(arg)
@@ -151,14 +155,14 @@ class ReverseActivity:
             if op == "select":
                 return "shadowed" if any(v in self.shadowed for v in inst.operands[1:]) else None
             if op == "load":
-                return "shadowed" if inst.operands[0] in self.shadowed else None
+                return "shadowed" if self._loads_active(inst.operands[0]) else None
             if isinstance(inst, ir.CallInst) and callee_name(inst) in ALLOCATION_FUNCTIONS:
                 return "shadowed"
             return None
         if not has_float(t):
             return None
         if op == "load":
-            return "varied" if inst.operands[0] in self.shadowed else None
+            return "varied" if self._loads_active(inst.operands[0]) else None
         if op in ("sitofp", "uitofp", "alloca"):
             return None
         if isinstance(inst, ir.CallBase):
@@ -172,6 +176,42 @@ class ReverseActivity:
         if op == "select":
             return "varied" if any(v in self.varied for v in inst.operands[1:]) else None
         return "varied" if any(v in self.varied for v in inst.operands) else None
+
+    def _loads_active(self, pointer: ir.Value) -> bool:
+        """Can a load through ``pointer`` give a value with a derivative / a shadow?
+
+        Unoptimized IR keeps every argument and local in an alloca (``%x.addr``): a local
+        that only ever holds constant values (a pointer argument marked ``enzyme_const``, a
+        loop counter) gives constant loads, as Enzyme's activity analysis decides; treating
+        them as shadowed would read a shadow nobody wrote (null) and accumulate there."""
+        if pointer not in self.shadowed:
+            return False
+        base = underlying_object(pointer)
+        if not isinstance(base, ir.AllocaInst):
+            return True
+        return self._alloca_holds_active(base)
+
+    def _alloca_holds_active(self, alloca: ir.AllocaInst) -> bool:
+        if alloca in self._active_allocas:
+            return True
+        if alloca not in self._alloca_accesses:
+            self._alloca_accesses[alloca] = _alloca_writes(alloca)
+        accesses = self._alloca_accesses[alloca]
+        if accesses is None or any(self._writes_active(w) for w in accesses):
+            self._active_allocas.add(alloca)
+            return True
+        return False
+
+    def _writes_active(self, inst: ir.Instruction) -> bool:
+        if isinstance(inst, ir.StoreInst):
+            v = inst.value
+            if v.type.is_pointer:
+                return v in self.shadowed
+            if has_float(v.type):
+                return v in self.varied
+            return not isinstance(v.type, ir.IntType)  # aggregates: conservatively active
+        assert isinstance(inst, ir.CallBase)  # memcpy/memmove into the alloca
+        return inst.args[1] in self.shadowed
 
     # -- memory writes -----------------------------------------------------------------
     def _written_objects(self) -> list[tuple[ir.Instruction, ir.Value | None]]:
@@ -242,6 +282,46 @@ class ReverseActivity:
 
 
 _NO_WRITE = object()
+
+
+def _alloca_writes(alloca: ir.AllocaInst) -> list[ir.Instruction] | None:
+    """The stores and memcpys into ``alloca`` (through GEPs and casts); None when its
+    address escapes (stored, passed to a call, merged by a phi/select...)."""
+    writes: list[ir.Instruction] = []
+    work: list[ir.Value] = [alloca]
+    seen: set[int] = set()
+    while work:
+        p = work.pop()
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        for use in p.uses:
+            u = use.user
+            if isinstance(u, ir.GetElementPtrInst) or (
+                    isinstance(u, ir.CastInst) and u.opcode in ("bitcast", "addrspacecast")):
+                work.append(u)
+            elif isinstance(u, ir.LoadInst | ir.CmpInst):
+                continue
+            elif isinstance(u, ir.StoreInst):
+                if u.value is p:
+                    return None  # the address itself is stored
+                writes.append(u)
+            elif isinstance(u, ir.CallBase):
+                name = callee_name(u)
+                if is_ignored_intrinsic(name) or (name or "").startswith("llvm.memset"):
+                    continue
+                if (name or "").startswith(("llvm.memcpy", "llvm.memmove")):
+                    if u.args[0] is p and u.args[1] is not p:
+                        writes.append(u)
+                    elif u.args[0] is not p:
+                        continue  # only read
+                    else:
+                        return None
+                    continue
+                return None
+            else:
+                return None
+    return writes
 
 
 def _written_object(inst: ir.Instruction) -> object:
