@@ -215,14 +215,16 @@ def _element_type(gu: GradientUtils, call: ir.CallBase, ptrs: list[ir.Value]) ->
     """The floating-point type of the data a memcpy moves (from the loads/stores around)."""
     from irgrad.analysis.activity import underlying_objects
 
-    bases = {underlying_object(p) for p in ptrs} - {None}
+    bases = {_copy_base(p) for p in ptrs} - {None}
+    _add_copy_partners(gu, bases)
     found: set[ir.Type] = set()
     pointers = False
     for inst in gu.orig.instructions():
         # through phis and selects too (a copied array reassigned in a loop, as numba's
         # ``y = y0.copy(); for ...: y = y + dt * k``)
         if (isinstance(inst, ir.LoadInst | ir.StoreInst)
-                and not bases.isdisjoint(underlying_objects(inst.pointer))):
+                and not bases.isdisjoint({_copy_base(o) for o in
+                                          underlying_objects(inst.pointer)})):
             t = inst.type if isinstance(inst, ir.LoadInst) else inst.value.type
             while isinstance(t, ir.VectorType | ir.ArrayType):
                 t = t.element
@@ -230,6 +232,8 @@ def _element_type(gu: GradientUtils, call: ir.CallBase, ptrs: list[ir.Value]) ->
                 found.add(t)
             elif t.is_pointer:
                 pointers = True
+    if not found and not pointers:  # the buffers are only accessed by callees
+        found, pointers = _callee_access_types(gu, bases)
     if len(found) == 1:
         return next(iter(found))
     if pointers and not found:
@@ -241,6 +245,77 @@ def _element_type(gu: GradientUtils, call: ir.CallBase, ptrs: list[ir.Value]) ->
                                                                       ir.FloatType):
                     return u.source_type
     return None
+
+
+def _copy_base(p: ir.Value) -> ir.Value | None:
+    """The underlying object of ``p``, seeing through the reload of a pointer from a
+    local that holds a single stored value (unoptimized IR's ``%b.addr``), so every
+    ``load ptr, ptr %b.addr`` names the same buffer."""
+    base = underlying_object(p)
+    while isinstance(base, ir.LoadInst) and isinstance(base.pointer, ir.AllocaInst):
+        stores = [u for u in base.pointer.users if isinstance(u, ir.StoreInst)]
+        if len(stores) != 1 or stores[0].pointer is not base.pointer:
+            break
+        base = underlying_object(stores[0].value)
+    return base
+
+
+def _access_types(fn: ir.Function, bases: set[ir.Value | None]
+                  ) -> tuple[set[ir.Type], bool]:
+    """The floating-point types loaded/stored through ``bases`` in ``fn`` (and whether
+    pointers are)."""
+    from irgrad.analysis.activity import underlying_objects
+
+    found: set[ir.Type] = set()
+    pointers = False
+    for inst in fn.instructions():
+        if (isinstance(inst, ir.LoadInst | ir.StoreInst)
+                and not bases.isdisjoint({_copy_base(o) for o in
+                                          underlying_objects(inst.pointer)})):
+            t = inst.type if isinstance(inst, ir.LoadInst) else inst.value.type
+            while isinstance(t, ir.VectorType | ir.ArrayType):
+                t = t.element
+            if isinstance(t, ir.FloatType):
+                found.add(t)
+            elif t.is_pointer:
+                pointers = True
+    return found, pointers
+
+
+def _callee_access_types(gu: GradientUtils, bases: set[ir.Value | None]
+                         ) -> tuple[set[ir.Type], bool]:
+    """How the defined functions this one passes ``bases`` to access them (unoptimized
+    IR: ``memcpy(&absolutes[16 * b], rel, ...)`` where only ``mat4_mul`` reads them)."""
+    found: set[ir.Type] = set()
+    pointers = False
+    for inst in gu.orig.instructions():
+        fn = inst.called_function if isinstance(inst, ir.CallBase) else None
+        if fn is None or fn.is_declaration or fn is gu.orig:
+            continue
+        args = {fn.args[k] for k, a in enumerate(inst.args)  # type: ignore[union-attr]
+                if k < len(fn.args) and a.type.is_pointer and _copy_base(a) in bases}
+        if args:
+            f, p = _access_types(fn, args)  # type: ignore[arg-type]
+            found |= f
+            pointers |= p
+    return found, pointers
+
+
+def _add_copy_partners(gu: GradientUtils, bases: set[ir.Value | None]) -> None:
+    """Grow ``bases`` with the buffers that memcpy/memmove copy to or from them: copied
+    data has one type (``Body copy = *b; memcpy(&again, &copy, ...)``)."""
+    pairs = []
+    for inst in gu.orig.instructions():
+        if isinstance(inst, ir.CallBase) and (callee_name(inst) or "").startswith(
+                ("llvm.memcpy", "llvm.memmove")):
+            pairs.append({_copy_base(inst.args[0]), _copy_base(inst.args[1])} - {None})
+    grown = True
+    while grown:
+        grown = False
+        for pair in pairs:
+            if not pair.isdisjoint(bases) and not pair <= bases:
+                bases |= pair
+                grown = True
 
 
 def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
