@@ -16,7 +16,7 @@ from irgrad.ad.context import DerivativeContext
 from irgrad.ad.diagnostics import source_location_of
 from irgrad.ad.emit import emit_partials, fadd, fmul, fp_constant, fsub, splat
 from irgrad.ad.forward import Tangent, tangent_type, zero_tangent
-from irgrad.ad.reverse_activity import InactiveNames
+from irgrad.ad.reverse_activity import InactiveNames, alloca_may_hold
 from irgrad.ad.rules import lookup_instruction
 from irgrad.analysis.cfg import reverse_postorder
 from irgrad.errors import DifferentiationError
@@ -61,6 +61,7 @@ class ForwardPass:
         self.b = IRBuilder()
         self.phis: list[tuple[ir.PHINode, Tangent]] = []
         self.entry = fn.blocks[0]
+        self.constant_allocas: set[ir.AllocaInst] = set()
 
     # -- driver ------------------------------------------------------------------------
     def run(self) -> None:
@@ -75,6 +76,12 @@ class ForwardPass:
         """Decide which phis carry tangents (a fixpoint over the phi graph) and create
         the placeholder tangent phis."""
         varied = self._varied_values()
+        # locals that only ever receive constant values (unoptimized IR's %w.addr of an
+        # enzyme_const pointer): their loads carry no tangent (visit_load), although the
+        # store put the primal pointer into the shadow slot
+        self.constant_allocas = {
+            i for bb in self.blocks for i in bb.instructions
+            if isinstance(i, ir.AllocaInst) and not alloca_may_hold(i, varied)}
         for bb in self.blocks:
             for phi in bb.phis():
                 if phi in varied:
@@ -133,7 +140,7 @@ class ForwardPass:
         if op in ("fptosi", "fptoui", "icmp", "fcmp", "ptrtoint"):
             return False
         if op == "load":
-            return inst.operands[0] in varied
+            return inst.operands[0] in varied and alloca_may_hold(inst.operands[0], varied)
         if op == "phi":
             return any(v in varied for v, _ in inst.incoming)  # type: ignore[attr-defined]
         if op == "select":

@@ -21,6 +21,7 @@ from irgrad.ad.forward_insts import (
     MEM_TRANSFER,
     callee_config,
 )
+from irgrad.ad.reverse_activity import underlying_object
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.ir.clone import clone_instruction
 
@@ -70,7 +71,7 @@ def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
 def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
     p = inst.pointer
     t = fp.tangent(p)
-    if t is None:
+    if t is None or underlying_object(p) in fp.constant_allocas:
         return
     lanes = t if isinstance(t, list) else [t]
     loaded = [_copy(fp, inst, {p: s}) for s in lanes]

@@ -284,6 +284,27 @@ class ReverseActivity:
 _NO_WRITE = object()
 
 
+def alloca_may_hold(pointer: ir.Value, varied: set[ir.Value]) -> bool:
+    """Forward mode's check: can a load through ``pointer`` carry a tangent? False for a
+    local (``%x.addr`` of unoptimized IR) that only ever receives values outside
+    ``varied`` (an ``enzyme_const`` pointer argument, a counter)."""
+    base = underlying_object(pointer)
+    if not isinstance(base, ir.AllocaInst):
+        return True
+    writes = _alloca_writes(base)
+    if writes is None:
+        return True
+    for w in writes:
+        if isinstance(w, ir.StoreInst):
+            v = w.value
+            if v in varied or not (v.type.is_pointer or has_float(v.type)
+                                   or isinstance(v.type, ir.IntType)):
+                return True
+        elif w.args[1] in varied:  # type: ignore[attr-defined]
+            return True
+    return False
+
+
 def _alloca_writes(alloca: ir.AllocaInst) -> list[ir.Instruction] | None:
     """The stores and memcpys into ``alloca`` (through GEPs and casts); None when its
     address escapes (stored, passed to a call, merged by a phi/select...)."""
