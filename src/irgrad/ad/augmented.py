@@ -97,7 +97,10 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
     rev_blocks = [b for b in work.blocks if b in rev_set]
     fwd_set = set(fwd_blocks)
     state = gu.tape.state if gu.tape is not None else None
-    slots = {a for a in _allocas(fwd_blocks) if a is not state and _is_slot(a, rev_set)}
+    # a dict, not a set: the slots are recreated in this order (a set of IR objects
+    # iterates in address order, which made the output differ from run to run)
+    slots = dict.fromkeys(a for a in _allocas(fwd_blocks)
+                          if a is not state and _is_slot(a, rev_set))
     heap = _heapify(gu, fwd_blocks, rev_set, slots, state)
     needed = _needed(rev_blocks, fwd_set, heap, slots, state)
     ret_blocks = [gu.forward_block(bb) for bb in gu.returns]
@@ -256,7 +259,7 @@ def _escapes(ptrs: set[ir.Value], rev_set: set[ir.BasicBlock]) -> bool:
 
 
 def _heapify(gu: GradientUtils, fwd_blocks: list[ir.BasicBlock], rev_set: set[ir.BasicBlock],
-             slots: set[ir.AllocaInst], state: ir.Value | None) -> list[ir.Value]:
+             slots: dict[ir.AllocaInst, None], state: ir.Value | None) -> list[ir.Value]:
     """Stack memory the reverse pass can reach becomes heap memory (freed by the reverse)."""
     entry = fwd_blocks[0]
     out: list[ir.Value] = []
@@ -292,7 +295,7 @@ def _heapify(gu: GradientUtils, fwd_blocks: list[ir.BasicBlock], rev_set: set[ir
 
 
 def _needed(rev_blocks: list[ir.BasicBlock], fwd_set: set[ir.BasicBlock], heap: list[ir.Value],
-            slots: set[ir.AllocaInst], state: ir.Value | None) -> list[ir.Value]:
+            slots: dict[ir.AllocaInst, None], state: ir.Value | None) -> list[ir.Value]:
     """Forward values the reverse blocks use (in a stable order), plus the heap locals."""
     seen: dict[ir.Value, None] = dict.fromkeys(heap)
     for b in rev_blocks:
