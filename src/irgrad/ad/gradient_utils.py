@@ -279,10 +279,14 @@ class GradientUtils:
 
 
 def add_values(b: IRBuilder, a: ir.Value, c: ir.Value) -> ir.Value:
-    """``a + c`` for floats, float vectors and aggregates of them."""
+    """``a + c`` for floats, float vectors and aggregates of them.
+
+    Adjoint accumulation is a sum of contributions in no prescribed order, so the adds are
+    ``reassoc``: an adjoint summed over a loop (``dx[j] += l[i] * dy[i]``) becomes a
+    reduction LLVM may vectorize."""
     t = a.type
     if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
-        return b.fadd(a, c)
+        return b.fadd(a, c, flags=("reassoc",))
     if isinstance(t, ir.ArrayType) or t.is_struct:
         elems = t.elements if t.is_struct else [t.element] * t.count  # type: ignore[attr-defined]
         out = a

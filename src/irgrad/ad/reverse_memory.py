@@ -200,14 +200,21 @@ def reverse_store(gu: GradientUtils, store: ir.StoreInst, b: IRBuilder) -> None:
     bb = store.parent
     assert bb is not None
     sp = gu.lookup_shadow(store.pointer, bb, store)
-    from irgrad.ad.gradient_utils import zero_of
+    from irgrad.ad.gradient_utils import adjoint_zero, zero_of
 
+    # the shadow of a local buffer (an alloca, or a malloc freed here) is never seen by
+    # the caller: reset it to -0.0, the additive identity, so a read-modify-write
+    # ``p[i] = f(p[i])`` reverses to ``dp[i] = -0.0 + d`` which LLVM folds, and the
+    # store of the reloaded adjoint goes away (the reverse loop then vectorizes)
+    base = underlying_object(store.pointer)
+    local = isinstance(base, ir.AllocaInst) or base in gu.freed_allocations
+    zero = adjoint_zero(v.type) if local else zero_of(v.type)
     if gu.is_varied(v):
         d = b.load(v.type, sp, store.align)
-        b.store(zero_of(v.type), sp, store.align)
+        b.store(zero, sp, store.align)
         gu.add_to_diffe(v, d, b)
     else:
-        b.store(zero_of(v.type), sp, store.align)
+        b.store(zero, sp, store.align)
 
 
 # -- memory intrinsics ------------------------------------------------------------------------

@@ -18,7 +18,7 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @diffe_q(double %x, double %y, double %differeturn)
 ; CHECK: %r = fdiv double %x, %y
-; CHECK: fadd double %{{[0-9]+}}, %differeturn
+; CHECK: fadd reassoc double %{{[0-9]+}}, %differeturn
 ; CHECK: %[[D:[0-9]+]] = load double, ptr %[[SLOT:[^,]+]]
 ; CHECK-NEXT: store double -0.000000e+00, ptr %[[SLOT]]
 ; CHECK: %[[INV:[0-9]+]] = fdiv double 1.000000e+00, %y

@@ -21,7 +21,7 @@ entry:
 ; CHECK: call { double, double } @diffe_f(double %x, double %y, double 1.000000e+00)
 ; CHECK-LABEL: define internal { double, double } @diffe_f(double %x, double %y, double %differeturn)
 ; CHECK: %m = fmul double %x, %y
-; CHECK: fadd double %{{[0-9]+}}, %differeturn
+; CHECK: fadd reassoc double %{{[0-9]+}}, %differeturn
 ; CHECK: %[[DM:[0-9]+]] = load double, ptr %[[SLOT:[^,]+]]
 ; CHECK-NEXT: store double -0.000000e+00, ptr %[[SLOT]]
 ; CHECK-NEXT: fmul double %[[DM]], %y
