@@ -243,13 +243,7 @@ def _reverse(
 
 
 def vjp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -> Callable[..., Any]:
-    sig = _resolve(lib, name)
-    indices, single = _indices(sig, wrt)
-    outs, single_out = ([], True) if outputs is None else _indices(sig, outputs)
-    if outputs is None and not sig.returns_float:
-        raise UsageError(f"vjp of {sig.name}: it returns {sig.ret_ir_type}; name the output "
-                         "arrays with outputs=")  # fmt: skip
-    _check_disjoint(sig, indices, outs)
+    sig, indices, single, outs, single_out = _map_request(lib, name, wrt, outputs, "vjp")
 
     def vjp_fn(*args_and_cotangent: Any) -> Any:
         if not args_and_cotangent:
@@ -276,13 +270,7 @@ def vjp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -
 
 
 def jvp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -> Callable[..., Any]:
-    sig = _resolve(lib, name)
-    indices, single = _indices(sig, wrt)
-    outs, single_out = ([], True) if outputs is None else _indices(sig, outputs)
-    if outputs is None and not sig.returns_float:
-        raise UsageError(f"jvp of {sig.name}: it returns {sig.ret_ir_type}; name the output "
-                         "arrays with outputs=")  # fmt: skip
-    _check_disjoint(sig, indices, outs)
+    sig, indices, single, outs, single_out = _map_request(lib, name, wrt, outputs, "jvp")
 
     def jvp_fn(*args_and_tangent: Any) -> Any:
         if not args_and_tangent:
@@ -313,6 +301,22 @@ def jvp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -
         return results[0] if single_out else tuple(results)
 
     return jvp_fn
+
+
+def _map_request(
+    lib: Library, name: str | Function, wrt: Any, outputs: Any, what: str
+) -> tuple[Signature, list[int], bool, list[int], bool]:
+    """vjp/jvp arguments checked: the signature, ``wrt`` and ``outputs`` as indices, each
+    with whether a single one was named. Without ``outputs`` the function must return a
+    float (the differentiated result); an argument cannot be both in wrt and outputs."""
+    sig = _resolve(lib, name)
+    indices, single = _indices(sig, wrt)
+    outs, single_out = ([], True) if outputs is None else _indices(sig, outputs)
+    if outputs is None and not sig.returns_float:
+        raise UsageError(f"{what} of {sig.name}: it returns {sig.ret_ir_type}; name the output "
+                         "arrays with outputs=")  # fmt: skip
+    _check_disjoint(sig, indices, outs)
+    return sig, indices, single, outs, single_out
 
 
 def _check_disjoint(sig: Signature, wrt: list[int], outs: list[int]) -> None:
