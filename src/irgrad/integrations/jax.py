@@ -31,15 +31,15 @@ and reverse mode on one function through JAX primitives
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Unpack
 
 import jax
 import numpy as np
 
 from irgrad.errors import UsageError
 from irgrad.integrations import ops
-from irgrad.integrations.spec import FunctionSpec, ShapeFn, ShapeInfo, make_spec
+from irgrad.integrations.spec import FunctionSpec, ShapeInfo, SpecOptions, as_op, make_spec
 
 
 def _infos(spec: FunctionSpec, args: Sequence[Any]) -> list[ShapeInfo]:
@@ -138,17 +138,12 @@ def build(spec: FunctionSpec, mode: str = "rev") -> Callable[..., Any]:
                          f"(custom_jvp) or 'both' (JAX primitives), not {mode!r}")
 
     def op(*args: Any) -> Any:
-        if len(args) != len(spec.inputs):
-            raise UsageError(f"{spec.where()}: expected {len(spec.inputs)} inputs "
-                             f"({', '.join(spec.inputs)}), got {len(args)}")
+        spec.check_arity(args)
         args = tuple(jax.numpy.asarray(a) for a in args)
         spec.bind(_infos(spec, args))  # clear errors at trace time, before any callback
         return f(*args)
 
-    op.__name__ = spec.name
-    op.__doc__ = f"irgrad JAX function ({mode}) around C function '{spec.name}'"
-    op.spec = spec  # type: ignore[attr-defined]
-    return op
+    return as_op(spec, op, f"irgrad JAX function ({mode}) around C function '{spec.name}'")
 
 
 def function(
@@ -156,17 +151,11 @@ def function(
     name: str,
     signature: str | None = None,
     *,
-    inputs: Sequence[str] | Mapping[str, int | None] | None = None,
-    outputs: Sequence[str] | Mapping[str, ShapeFn | tuple[int, ...] | None] | None = None,
-    sizes: Mapping[str, ShapeFn] | None = None,
-    constants: Mapping[str, Any] | None = None,
-    nondiff: Sequence[str] = (),
-    convert: bool = False,
     mode: str = "rev",
+    **options: Unpack[SpecOptions],
 ) -> Callable[..., Any]:
     """``lib[name]`` as a JAX function; arguments as in :func:`spec.make_spec`, plus mode."""
-    spec = make_spec(lib, name, signature, inputs=inputs, outputs=outputs, sizes=sizes,
-                     constants=constants, nondiff=nondiff, convert=convert)
+    spec = make_spec(lib, name, signature, **options)
     return build(spec, mode)
 
 

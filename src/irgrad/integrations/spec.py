@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -120,6 +120,12 @@ class FunctionSpec:
 
     def where(self) -> str:
         return f"irgrad op '{self.name}'"
+
+    def check_arity(self, args: Sequence[Any]) -> None:
+        """A framework op is called with exactly one value per declared input."""
+        if len(args) != len(self.inputs):
+            raise UsageError(f"{self.where()}: expected {len(self.inputs)} inputs "
+                             f"({', '.join(self.inputs)}), got {len(args)}")
 
     # ---- shapes
 
@@ -318,6 +324,18 @@ def _parse_dims(body: str, name: str, text: str) -> tuple[Dim, ...]:
     return tuple(dims)
 
 
+class SpecOptions(TypedDict, total=False):
+    """The keyword options of :func:`make_spec`, which every framework's ``function``
+    passes through unchanged (``**options: Unpack[SpecOptions]``)."""
+
+    inputs: Sequence[str] | Mapping[str, int | None] | None
+    outputs: Sequence[str] | Mapping[str, ShapeFn | tuple[int, ...] | None] | None
+    sizes: Mapping[str, ShapeFn] | None
+    constants: Mapping[str, Any] | None
+    nondiff: Sequence[str]
+    convert: bool
+
+
 def make_spec(
     lib: Any,
     name: str,
@@ -375,6 +393,14 @@ def make_spec(
                 spec.output_fns[arg] = lambda *_, s=fixed: s
     _check_coverage(spec)
     return spec
+
+
+def as_op(spec: FunctionSpec, op: Callable[..., Any], doc: str) -> Callable[..., Any]:
+    """``op`` named after the C function, documented with ``doc``, its spec in ``op.spec``."""
+    op.__name__ = spec.name
+    op.__doc__ = doc
+    op.spec = spec  # type: ignore[attr-defined]
+    return op
 
 
 def _check_output_dims(spec: FunctionSpec) -> None:

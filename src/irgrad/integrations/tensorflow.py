@@ -16,15 +16,14 @@ trace time. Inputs must have the C dtype unless ``convert=True``; integer and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Unpack
 
 import numpy as np
 import tensorflow as tf
 
-from irgrad.errors import UsageError
 from irgrad.integrations import ops
-from irgrad.integrations.spec import FunctionSpec, ShapeFn, ShapeInfo, make_spec
+from irgrad.integrations.spec import FunctionSpec, ShapeInfo, SpecOptions, as_op, make_spec
 
 
 def _static_binding(spec: FunctionSpec, xs: Sequence[tf.Tensor]) -> Any:
@@ -48,9 +47,7 @@ def _out_dtype(spec: FunctionSpec, xs: Sequence[tf.Tensor]) -> tf.DType:
 
 def apply(spec: FunctionSpec, *args: Any) -> Any:
     """Call the op described by ``spec`` (one output: a tensor, else a tuple)."""
-    if len(args) != len(spec.inputs):
-        raise UsageError(f"{spec.where()}: expected {len(spec.inputs)} inputs "
-                         f"({', '.join(spec.inputs)}), got {len(args)}")
+    spec.check_arity(args)
     xs = [tf.convert_to_tensor(a) for a in args]
     binding = _static_binding(spec, xs)
     out_dtype = _out_dtype(spec, xs)
@@ -101,26 +98,16 @@ def function(
     lib: Any,
     name: str,
     signature: str | None = None,
-    *,
-    inputs: Sequence[str] | Mapping[str, int | None] | None = None,
-    outputs: Sequence[str] | Mapping[str, ShapeFn | tuple[int, ...] | None] | None = None,
-    sizes: Mapping[str, ShapeFn] | None = None,
-    constants: Mapping[str, Any] | None = None,
-    nondiff: Sequence[str] = (),
-    convert: bool = False,
+    **options: Unpack[SpecOptions],
 ) -> Callable[..., Any]:
     """``lib[name]`` as a TensorFlow op; arguments as in :func:`spec.make_spec`."""
-    spec = make_spec(lib, name, signature, inputs=inputs, outputs=outputs, sizes=sizes,
-                     constants=constants, nondiff=nondiff, convert=convert)
+    spec = make_spec(lib, name, signature, **options)
 
     @tf.autograph.experimental.do_not_convert  # plain Python: UsageError stays UsageError
     def op(*args: Any) -> Any:
         return apply(spec, *args)
 
-    op.__name__ = name
-    op.__doc__ = f"irgrad TensorFlow op around C function '{name}'"
-    op.spec = spec  # type: ignore[attr-defined]
-    return op
+    return as_op(spec, op, f"irgrad TensorFlow op around C function '{spec.name}'")
 
 
 __all__ = ["apply", "function"]

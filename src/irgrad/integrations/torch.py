@@ -17,8 +17,8 @@ with one extra leading dimension are a batch (a loop over the items; see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Unpack
 
 import numpy as np
 import torch
@@ -26,7 +26,7 @@ from torch.autograd.function import once_differentiable
 
 from irgrad.errors import UsageError
 from irgrad.integrations import ops
-from irgrad.integrations.spec import FunctionSpec, ShapeFn, make_spec
+from irgrad.integrations.spec import FunctionSpec, SpecOptions, as_op, make_spec
 
 
 def _to_numpy(spec: FunctionSpec, name: str, value: Any) -> np.ndarray:
@@ -81,9 +81,7 @@ class _IrgradFunction(torch.autograd.Function):
 
 def apply(spec: FunctionSpec, *inputs: Any) -> torch.Tensor | tuple[torch.Tensor, ...]:
     """Call the op described by ``spec`` on tensors (one output: a tensor, else a tuple)."""
-    if len(inputs) != len(spec.inputs):
-        raise UsageError(f"{spec.where()}: expected {len(spec.inputs)} inputs "
-                         f"({', '.join(spec.inputs)}), got {len(inputs)}")
+    spec.check_arity(inputs)
     for name, x in zip(spec.inputs, inputs, strict=True):
         if isinstance(x, torch.Tensor) and x.requires_grad and not spec.differentiable(name):
             raise UsageError(f"{spec.where()}: input '{name}' requires grad but is not "
@@ -96,25 +94,15 @@ def function(
     lib: Any,
     name: str,
     signature: str | None = None,
-    *,
-    inputs: Sequence[str] | Mapping[str, int | None] | None = None,
-    outputs: Sequence[str] | Mapping[str, ShapeFn | tuple[int, ...] | None] | None = None,
-    sizes: Mapping[str, ShapeFn] | None = None,
-    constants: Mapping[str, Any] | None = None,
-    nondiff: Sequence[str] = (),
-    convert: bool = False,
+    **options: Unpack[SpecOptions],
 ) -> Callable[..., Any]:
     """``lib[name]`` as a PyTorch op; the arguments are those of :func:`spec.make_spec`."""
-    spec = make_spec(lib, name, signature, inputs=inputs, outputs=outputs, sizes=sizes,
-                     constants=constants, nondiff=nondiff, convert=convert)
+    spec = make_spec(lib, name, signature, **options)
 
     def op(*args: Any) -> Any:
         return apply(spec, *args)
 
-    op.__name__ = name
-    op.__doc__ = f"irgrad PyTorch op around C function '{name}'"
-    op.spec = spec  # type: ignore[attr-defined]
-    return op
+    return as_op(spec, op, f"irgrad PyTorch op around C function '{spec.name}'")
 
 
 __all__ = ["apply", "function"]
