@@ -17,6 +17,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 import pytest
+from reverse_dot_product import check_dot_product, ptr
 
 from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls
@@ -128,10 +129,6 @@ def _jit(name: str, level: int) -> Any:
     return _CACHE[key]
 
 
-def _ptr(a: np.ndarray) -> ctypes.c_void_p:
-    return ctypes.c_void_p(a.ctypes.data)
-
-
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_dot_product(name: str, level: int) -> None:
@@ -140,27 +137,8 @@ def test_dot_product(name: str, level: int) -> None:
     vp = ctypes.c_void_p
     primal = jit.get("primal", None, [vp, vp])
     grad = jit.get("grad", None, [vp, vp, vp, vp])
-    rng = np.random.default_rng(11)
-    for _ in range(3):
-        x = rng.uniform(0.2, 0.9, n)
-        t = rng.standard_normal(n)
-        c = rng.standard_normal(m)
-
-        def f(z: np.ndarray) -> np.ndarray:
-            y = np.zeros(m)
-            primal(_ptr(np.ascontiguousarray(z)), _ptr(y))
-            return y
-
-        h = 1e-6
-        jt = (f(x + h * t) - f(x - h * t)) / (2 * h)
-        dx = np.zeros(n)
-        y = np.zeros(m)
-        dy = c.copy()
-        grad(_ptr(x), _ptr(dx), _ptr(y), _ptr(dy))
-        np.testing.assert_allclose(y, f(x), rtol=1e-13, atol=1e-13)  # primal effect kept
-        lhs = float(t @ dx)
-        rhs = float(jt @ c)
-        assert abs(lhs - rhs) <= 1e-6 * (1.0 + abs(rhs)), (name, level, lhs, rhs)
+    check_dot_product(primal, grad, n, m, seed=11, x_high=0.9, primal_tol=1e-13,
+                      label=(name, level))
 
 
 # -- structure ---------------------------------------------------------------------------
@@ -202,7 +180,7 @@ def test_reader_with_no_later_write_numbers() -> None:
     grad = jit.get("grad", ctypes.c_double, [vp, vp])
     x = np.array([0.3, -0.6, 0.9])
     dx = np.zeros(3)
-    grad(_ptr(x), _ptr(dx))
+    grad(ptr(x), ptr(dx))
     # d/dx [sum (y0 + 2x)^2 + sum x^2] = 4 (y0 + 2x) + 2x
     np.testing.assert_allclose(dx, 4 * (np.array([1.0, 2.0, 3.0]) + 2 * x) + 2 * x,
                                rtol=1e-14)

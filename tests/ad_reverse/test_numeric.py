@@ -6,15 +6,12 @@ at -O0..-O3."""
 from __future__ import annotations
 
 import ctypes
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
+from reverse_dot_product import check_dot_product, pipeline_jit, ptr
 
-from irgrad.frontends.c import compile_c
 from irgrad.llvm.jit import JITModule
-from irgrad.pipeline import PipelineOptions, run_pipeline
 
 HEADER = """
 #include <math.h>
@@ -84,18 +81,9 @@ def _jit(name: str, level: int) -> JITModule:
     key = (name, level)
     if key not in _CACHE:
         _, _, body = FUNCTIONS[name]
-        with tempfile.TemporaryDirectory() as tmp:
-            src = Path(tmp) / f"{name}.c"
-            src.write_text(HEADER + body + WRAPPER + "void primal(const double *x, double *y)"
-                           " { F(x, y); }\n")
-            bc = compile_c(src, opt_level=level)
-        module = run_pipeline(bc, filename=name, options=PipelineOptions(opt_level=level))
-        _CACHE[key] = JITModule(module, filename=name, opt_level=level)
+        source = HEADER + body + WRAPPER + "void primal(const double *x, double *y) { F(x, y); }\n"
+        _CACHE[key] = pipeline_jit(source, name, level)
     return _CACHE[key]
-
-
-def _ptr(a: np.ndarray) -> ctypes.c_void_p:
-    return ctypes.c_void_p(a.ctypes.data)
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
@@ -106,28 +94,7 @@ def test_dot_product(name: str, level: int) -> None:
     vp = ctypes.c_void_p
     primal = jit.get("primal", None, [vp, vp])
     grad = jit.get("grad", None, [vp, vp, vp, vp])
-    rng = np.random.default_rng(7)
-    for _ in range(3):
-        x = rng.uniform(0.2, 1.0, n)
-        t = rng.standard_normal(n)
-        c = rng.standard_normal(m)
-
-        def f(z: np.ndarray) -> np.ndarray:
-            y = np.zeros(m)
-            primal(_ptr(np.ascontiguousarray(z)), _ptr(y))
-            return y
-
-        h = 1e-6
-        jt = (f(x + h * t) - f(x - h * t)) / (2 * h)
-        dx = np.zeros(n)
-        y = np.zeros(m)
-        dy = c.copy()
-        grad(_ptr(x), _ptr(dx), _ptr(y), _ptr(dy))
-        np.testing.assert_allclose(y, f(x), rtol=1e-14, atol=1e-14)
-        np.testing.assert_allclose(dy, 0.0)  # the seed is consumed (y is overwritten)
-        lhs = float(t @ dx)
-        rhs = float(jt @ c)
-        assert abs(lhs - rhs) <= 1e-6 * (1.0 + abs(rhs)), (lhs, rhs)
+    check_dot_product(primal, grad, n, m, seed=7, seed_consumed=True)
 
 
 def test_shadow_accumulates() -> None:
@@ -138,8 +105,8 @@ def test_shadow_accumulates() -> None:
     grad = jit.get("grad", None, [vp, vp, vp, vp])
     x = np.array([0.3, 0.7, 0.9])
     once = np.zeros(n)
-    grad(_ptr(x), _ptr(once), _ptr(np.zeros(m)), _ptr(np.ones(m)))
+    grad(ptr(x), ptr(once), ptr(np.zeros(m)), ptr(np.ones(m)))
     twice = np.full(n, 5.0)
-    grad(_ptr(x), _ptr(twice), _ptr(np.zeros(m)), _ptr(np.ones(m)))
+    grad(ptr(x), ptr(twice), ptr(np.zeros(m)), ptr(np.ones(m)))
     np.testing.assert_allclose(twice, once + 5.0, rtol=1e-15)
     assert np.all(once != 0.0)

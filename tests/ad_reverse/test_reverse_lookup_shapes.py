@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reverse_dot_product import pipeline_jit, ptr
 
 from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls
@@ -70,17 +71,8 @@ _JITS: dict[int, JITModule] = {}
 
 def _jit(level: int) -> JITModule:
     if level not in _JITS:
-        with tempfile.TemporaryDirectory() as tmp:
-            src = Path(tmp) / "objective.c"
-            src.write_text(HEADER + OBJECTIVE + WRAPPER)
-            bc = compile_c(src, opt_level=level)
-        module = run_pipeline(bc, filename="objective", options=PipelineOptions(opt_level=level))
-        _JITS[level] = JITModule(module, filename="objective", opt_level=level)
+        _JITS[level] = pipeline_jit(HEADER + OBJECTIVE + WRAPPER, "objective", level)
     return _JITS[level]
-
-
-def _ptr(a: np.ndarray) -> ctypes.c_void_p:
-    return ctypes.c_void_p(a.ctypes.data)
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
@@ -96,14 +88,14 @@ def test_objective_dot_product(level: int) -> None:
 
         def f(a: np.ndarray, b: np.ndarray) -> float:
             out = np.zeros(1)
-            primal(_ptr(np.ascontiguousarray(a)), _ptr(np.ascontiguousarray(b)), N, _ptr(out))
+            primal(ptr(np.ascontiguousarray(a)), ptr(np.ascontiguousarray(b)), N, ptr(out))
             return float(out[0])
 
         h = 1e-6
         jt = (f(x + h * tx, lw + h * tl) - f(x - h * tx, lw - h * tl)) / (2 * h)
         dx, dl = np.zeros(N), np.zeros(NL)
         err, derr = np.zeros(1), np.ones(1)
-        grad(_ptr(x), _ptr(dx), _ptr(lw), _ptr(dl), N, _ptr(err), _ptr(derr))
+        grad(ptr(x), ptr(dx), ptr(lw), ptr(dl), N, ptr(err), ptr(derr))
         assert err[0] == pytest.approx(f(x, lw), rel=1e-14)
         lhs = float(tx @ dx + tl @ dl)
         assert abs(lhs - jt) <= 1e-6 * (1.0 + abs(jt)), (lhs, jt)

@@ -15,18 +15,16 @@ import ctypes
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
+from reverse_dot_product import check_dot_product, pipeline_jit
 
 from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls
 from irgrad.frontends.c import compile_c
 from irgrad.llvm.jit import JITModule
 from irgrad.pipeline import (
-    PipelineOptions,
     canonicalize,
     parse_llvm,
-    run_pipeline,
     to_ir_model,
 )
 
@@ -128,17 +126,8 @@ _CACHE: dict[tuple[str, int], JITModule] = {}
 def _jit(name: str, level: int) -> JITModule:
     key = (name, level)
     if key not in _CACHE:
-        with tempfile.TemporaryDirectory() as tmp:
-            src = Path(tmp) / f"{name}.c"
-            src.write_text(HEADER + FUNCTIONS[name] + WRAPPER)
-            bc = compile_c(src, opt_level=level)
-        module = run_pipeline(bc, filename=name, options=PipelineOptions(opt_level=level))
-        _CACHE[key] = JITModule(module, filename=name, opt_level=level)
+        _CACHE[key] = pipeline_jit(HEADER + FUNCTIONS[name] + WRAPPER, name, level)
     return _CACHE[key]
-
-
-def _ptr(a: np.ndarray) -> ctypes.c_void_p:
-    return ctypes.c_void_p(a.ctypes.data)
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
@@ -148,27 +137,7 @@ def test_loop_dot_product(name: str, level: int) -> None:
     vp, lg = ctypes.c_void_p, ctypes.c_long
     primal = jit.get("primal", None, [vp, vp, lg])
     grad = jit.get("grad", None, [vp, vp, vp, vp, lg])
-    rng = np.random.default_rng(11)
-    for _ in range(3):
-        x = rng.uniform(0.2, 1.0, N)
-        t = rng.standard_normal(N)
-        c = rng.standard_normal(M)
-
-        def f(z: np.ndarray) -> np.ndarray:
-            y = np.zeros(M)
-            primal(_ptr(np.ascontiguousarray(z)), _ptr(y), N)
-            return y
-
-        h = 1e-6
-        jt = (f(x + h * t) - f(x - h * t)) / (2 * h)
-        dx = np.zeros(N)
-        y = np.zeros(M)
-        dy = c.copy()
-        grad(_ptr(x), _ptr(dx), _ptr(y), _ptr(dy), N)
-        np.testing.assert_allclose(y, f(x), rtol=1e-14, atol=1e-14)
-        lhs = float(t @ dx)
-        rhs = float(jt @ c)
-        assert abs(lhs - rhs) <= 1e-6 * (1.0 + abs(rhs)), (name, lhs, rhs)
+    check_dot_product(primal, grad, N, M, seed=11, extra=(N,), label=(name,))
 
 
 def _derivative(body: str) -> ir.Function:
