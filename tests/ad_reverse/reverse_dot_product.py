@@ -1,6 +1,6 @@
 """Helpers for the reverse-mode tests of this folder: C through the whole pipeline to a JIT
-module, and the dot-product test of a gradient ``grad(x, dx, y, dy, *extra)`` against its
-primal ``primal(x, y, *extra)``.
+module, and the dot-product test of its gradient ``void grad(x, dx, y, dy, *extra)`` against
+its primal ``void primal(x, y, *extra)`` (double pointers, then C scalars).
 
 The dot-product test: <t, J^T c> = <J t, c> for random t and c, with J t by central
 differences of the primal and J^T c the input shadow after one reverse call seeded with c.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,21 +35,24 @@ def pipeline_jit(source: str, name: str, level: int) -> JITModule:
 
 
 def check_dot_product(
-    primal: Callable[..., Any],
-    grad: Callable[..., Any],
+    jit: JITModule,
     n: int,
     m: int,
     *,
     seed: int,
     x_high: float = 1.0,
     primal_tol: float = 1e-14,
-    extra: tuple[Any, ...] = (),
+    extra: tuple[Any, ...] = (),  # ctypes scalars (c_long(n), ...)
     seed_consumed: bool = False,
     label: tuple[Any, ...] = (),
 ) -> None:
     """Three random points x in [0.2, x_high)^n: the gradient call keeps the primal effect
     (y within ``primal_tol``), consumes the seed dy when ``seed_consumed``, and passes the
     dot-product test to 1e-6 (relative); ``label`` prefixes the failure message."""
+    vp = ctypes.c_void_p
+    scalars = [type(e) for e in extra]
+    primal = jit.get("primal", None, [vp, vp, *scalars])
+    grad = jit.get("grad", None, [vp, vp, vp, vp, *scalars])
     rng = np.random.default_rng(seed)
     for _ in range(3):
         x = rng.uniform(0.2, x_high, n)
