@@ -6,8 +6,8 @@ float64 (``jax_enable_x64``), every objective and derivative under ``jax.jit``:
 - Hand: dense Jacobian by ``jacfwd`` (complicated: the two u columns through a shared
   offset of every point's (u0, u1), like torch_impl).
 
-``make_*`` return the same :class:`Prepared` closures as torch_impl (NumPy results in the
-C layouts; each call blocks until the result is ready).
+``make_*`` return the same :class:`Prepared` closures as torch_impl (from tensor_common:
+NumPy results in the C layouts; each call blocks until the result is ready).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import numpy as np
 from jax import lax
 
 from .data import F64, BAInput, GMMInput, HandInput, LSTMInput
-from .torch_impl import Prepared, _log_gamma_distrib
+from .tensor_common import Prepared, hand_pose_index, hand_positions_h, log_gamma_distrib
 
 jax.config.update("jax_enable_x64", True)
 
@@ -53,7 +53,7 @@ def gmm_objective(alphas: A, means: A, icf: A, x: A, gamma: float, m: int) -> A:
     slse = jax.nn.logsumexp(inner, axis=1).sum()
     const = -n * d * 0.5 * math.log(2 * math.pi)
     npr = d + m + 1
-    c = npr * d * (math.log(gamma) - 0.5 * math.log(2.0)) - _log_gamma_distrib(0.5 * npr, d)
+    c = npr * d * (math.log(gamma) - 0.5 * math.log(2.0)) - log_gamma_distrib(0.5 * npr, d)
     prior = (
         0.5 * gamma * gamma * ((qdiags * qdiags).sum(1) + (icf[:, d:] ** 2).sum(1)) - m * sum_qs
     ).sum() - k * c
@@ -187,22 +187,14 @@ def _angle_axis(aa: A) -> A:
     return jnp.where(small, jnp.eye(3), jnp.stack(rows).reshape(3, 3))
 
 
-def _pose_index() -> np.ndarray:
-    idx = []
-    for finger in range(5):
-        bone = 4 * finger + 2
-        idx += [3 * bone, 3 * bone + 1, 3 * (bone + 1), 3 * (bone + 2)]
-    return np.array(idx)
-
-
 def make_hand(h: HandInput) -> Prepared:
     md = h.model
     parents = [int(p) for p in md.parents]
     n_bones = md.n_bones
     rel0, inv = jnp.asarray(md.base_relatives), jnp.asarray(md.inverse_base_absolutes)
-    pos_h = jnp.asarray(np.hstack([md.base_positions, np.ones((md.n_vertices, 1))]))
+    pos_h = jnp.asarray(hand_positions_h(md))
     weights = jnp.asarray(md.weights)
-    pidx = _pose_index()
+    pidx = hand_pose_index()
     points, corr = jnp.asarray(h.points), jnp.asarray(h.correspondences)
 
     def positions(theta: A) -> A:

@@ -17,7 +17,6 @@ tensors made once from the NumPy input; they return NumPy arrays in the C layout
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,15 +24,10 @@ import torch
 from torch.func import jacfwd, jacrev, vmap
 
 from .data import F64, BAInput, GMMInput, HandInput, LSTMInput
+from .tensor_common import Prepared, hand_pose_index, hand_positions_h, log_gamma_distrib
 
 T = torch.Tensor
 DT = torch.float64
-
-
-@dataclass
-class Prepared:
-    objective: Callable[[], F64]
-    derivative: Callable[[], F64]
 
 
 def _t(a: np.ndarray, grad: bool = False) -> T:
@@ -41,12 +35,6 @@ def _t(a: np.ndarray, grad: bool = False) -> T:
 
 
 # --------------------------------------------------------------------------- GMM
-
-
-def _log_gamma_distrib(a: float, p: int) -> float:
-    return 0.25 * p * (p - 1) * math.log(math.pi) + sum(
-        math.lgamma(a + 0.5 * (1 - j)) for j in range(1, p + 1)
-    )
 
 
 def gmm_objective(alphas: T, means: T, icf: T, x: T, gamma: float, m: int) -> T:
@@ -65,7 +53,7 @@ def gmm_objective(alphas: T, means: T, icf: T, x: T, gamma: float, m: int) -> T:
     slse = torch.logsumexp(inner, 1).sum()
     const = -n * d * 0.5 * math.log(2 * math.pi)
     npr = d + m + 1
-    c = npr * d * (math.log(gamma) - 0.5 * math.log(2.0)) - _log_gamma_distrib(0.5 * npr, d)
+    c = npr * d * (math.log(gamma) - 0.5 * math.log(2.0)) - log_gamma_distrib(0.5 * npr, d)
     prior = (
         0.5 * gamma * gamma * ((qdiags * qdiags).sum(1) + (icf[:, d:] ** 2).sum(1)) - m * sum_qs
     ).sum() - k * c
@@ -220,18 +208,13 @@ class HandTensors:
 
 def hand_tensors(h: HandInput) -> HandTensors:
     md = h.model
-    idx = []
-    for finger in range(5):
-        bone = 4 * finger + 2
-        idx += [3 * bone, 3 * bone + 1, 3 * (bone + 1), 3 * (bone + 2)]
-    pos = np.hstack([md.base_positions, np.ones((md.n_vertices, 1))])
     return HandTensors(
         parents=[int(p) for p in md.parents],
         base_relatives=_t(md.base_relatives),
         inverse_base_absolutes=_t(md.inverse_base_absolutes),
-        positions_h=_t(pos),
+        positions_h=_t(hand_positions_h(md)),
         weights=_t(md.weights),
-        pose_index=torch.tensor(idx, dtype=torch.long),
+        pose_index=torch.tensor(hand_pose_index(), dtype=torch.long),
     )
 
 
