@@ -258,6 +258,14 @@ class Instrumenter:
             "fwdrev_region",
             ir.FunctionType(ir.void, [ir.ptr, ir.i64, ir.ptr, ir.i32, ir.i32]),
         )
+        # Every alloca of the caller is registered at the call, live or not: without
+        # lifetime markers no two of them share a stack slot (with them, the code
+        # generator's stack colouring let a dead array alias a live shadow, so the check
+        # looked up the wrong region from -O1 on).
+        for inst in list(caller.instructions()):
+            callee = inst.called_function if isinstance(inst, ir.CallBase) else None
+            if callee is not None and callee.name.startswith("llvm.lifetime."):
+                inst.erase_from_parent()
         for inst in list(caller.instructions()):
             if not isinstance(inst, ir.AllocaInst):
                 continue

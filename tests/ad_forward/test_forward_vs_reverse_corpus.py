@@ -39,19 +39,6 @@ INCLUDE = ROOT / "include"
 # FWDREV-ERROR "points into no known region" and must be listed here with that reason).
 NOT_COVERED: dict[str, str] = {}
 
-# (program, level) -> why the check reports a mismatch that is not yet explained. The test
-# asserts the mismatch is still there, so a fix makes it fail until the entry is removed.
-# loop_counter_in_local_const_pointer, call site 1 (forward mode of `fwd`, whose input
-# shadow `dv` main only reads): from -O1 on, the check's reverse sweep reports
-# <t, J^T c> = 0 while forward gives a non-zero <Jt, c>. The program's own forward and
-# reverse checks pass at every level through both routes and without the pre-AD step, and
-# a stand-alone __enzyme_autodiff of `fwd` with the same activities (N as a runtime value,
-# next to an __enzyme_fwddiff of it) is correct: suspected in how the check finds `dv`'s
-# region at -O1+ (clang's lifetime markers), not yet shown.
-KNOWN_MISMATCH: dict[tuple[str, str], str] = {
-    ("loop_counter_in_local_const_pointer", lv): "FWDREV-MISMATCH 1 " for lv in ("O1", "O2", "O3")
-}
-
 
 def _run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=300,
@@ -135,10 +122,6 @@ def test_corpus_is_covered() -> None:
 @pytest.mark.parametrize("prog", [p.stem for p in PROGRAMS if p.stem not in NOT_COVERED])
 def test_forward_matches_reverse(prog: str, level: str) -> None:
     failure = _results()[(prog, level)]
-    known = KNOWN_MISMATCH.get((prog, level))
-    if known is not None:
-        assert known in failure, f"{prog} -{level} now passes: remove it from KNOWN_MISMATCH"
-        return
     assert failure == "", f"{prog} -{level}: {failure}"
 
 
