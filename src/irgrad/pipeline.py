@@ -1,6 +1,7 @@
 """The whole irgrad pipeline, shared by ``irgrad opt``, ``irgrad cc`` and the Python API.
 
     load (parse + verify) -> canonicalize (pre-AD) -> LLVM 22 text -> irgrad.ir Module
+    [-> small constant-trip loops marked for full unrolling -> canonicalize again]
     -> lower_enzyme_calls (AD) -> text -> load + verify -> optimize (post-AD, -O0..-O3)
 
 :func:`lower_enzyme_calls` is the single point where automatic differentiation plugs in.
@@ -30,6 +31,13 @@ def lower_enzyme_calls(module: Module) -> Module:
     from irgrad.ad.api import lower_enzyme_calls as lower
 
     return lower(module)
+
+
+def mark_small_loops_for_full_unroll(module: Module) -> int:
+    """See :mod:`irgrad.ad.small_loops`."""
+    from irgrad.ad.small_loops import mark_small_loops_for_full_unroll as mark
+
+    return mark(module)
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,10 @@ def run_pipeline(
         module = strip_optnone(module, filename)
     if opts.through_ir_model:
         model = to_ir_model(module, filename)
+        if opts.pre_ad and mark_small_loops_for_full_unroll(model):
+            # the pre-AD pipeline again: its full-unroll pass now unrolls the marked loops
+            module = canonicalize(from_ir_model(model, filename), filename=filename)
+            model = to_ir_model(module, filename)
         if opts.print_analyses:
             from irgrad.analysis.printers import run_print_option
 

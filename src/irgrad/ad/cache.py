@@ -17,7 +17,8 @@ What is *not* put on the tape (decided by :class:`LookupPlanner`):
   still in registers when the reverse pass runs;
 * header induction variables of counted loops (see :mod:`irgrad.ad.reverse_loops`),
   recomputed from the loop's reverse counter;
-* cheap pure instructions (arithmetic, casts, GEPs, compares, selects) and loads of memory
+* cheap pure instructions (arithmetic, casts, GEPs, compares, selects, and calls of pure
+  intrinsics such as ``llvm.fmuladd``, ``llvm.fabs``, ``llvm.maxnum``) and loads of memory
   that nothing in the function overwrites, when recomputing them needs at most one tape
   slot: they are recomputed at the head of ``rev.B`` from looked-up operands.
 """
@@ -43,6 +44,23 @@ RECOMPUTE_OPCODES = frozenset(
         "extractelement", "insertelement", "shufflevector", "freeze",
     ]
 )  # fmt: skip
+# pure intrinsics as cheap as an fmul (name up to the type suffix)
+RECOMPUTE_INTRINSICS = frozenset(
+    [
+        "llvm.fmuladd", "llvm.fma", "llvm.fabs", "llvm.copysign", "llvm.minnum",
+        "llvm.maxnum", "llvm.minimum", "llvm.maximum", "llvm.smax", "llvm.smin",
+        "llvm.umax", "llvm.umin", "llvm.abs",
+    ]
+)  # fmt: skip
+
+
+def _is_cheap_intrinsic(v: ir.Instruction) -> bool:
+    if not isinstance(v, ir.CallInst):
+        return False
+    fn = v.called_function
+    if fn is None or not fn.name.startswith("llvm."):
+        return False
+    return ".".join(fn.name.split(".")[:2]) in RECOMPUTE_INTRINSICS
 
 
 def type_size(t: ir.Type) -> int:
@@ -360,7 +378,7 @@ class LookupPlanner:
     def _recomputable(self, v: ir.Value) -> bool:
         if not isinstance(v, ir.Instruction):
             return False
-        if v.opcode in RECOMPUTE_OPCODES:
+        if v.opcode in RECOMPUTE_OPCODES or _is_cheap_intrinsic(v):
             return True
         if isinstance(v, ir.LoadInst) and not v.volatile and not v.is_atomic:
             return self.gu.load_is_stable(v)
