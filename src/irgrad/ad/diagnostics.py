@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from irgrad.errors import SourceLocation
 
 if TYPE_CHECKING:
-    from irgrad.ir import Function, Instruction, Module
+    from irgrad.ir import Function, Instruction, Module, Value
 
 _DEF = re.compile(r"^\s*!(\d+)\s*=\s*(?:distinct\s+)?(.*)$")
 
@@ -126,3 +126,15 @@ def function_location(fn: Function) -> SourceLocation:
                 filename = _file_of_scope(table, _ref(_field(node, "file")), default)
                 return SourceLocation(filename, line, 0)
     return SourceLocation(default)
+
+
+def mixed_activity_store_message(value: Value) -> str:
+    """The error for an inactive pointer stored into memory that has a shadow."""
+    from irgrad.analysis.printers import value_ref
+
+    return (
+        f"inactive pointer {value_ref(value)} stored into memory that also holds active pointers (it "
+        "has a shadow): the shadow of the stored pointer is unknown, so derivatives read or "
+        "written through it later would be wrong (Enzyme's 'runtime activity' case); pass "
+        "the pointer with enzyme_dup and a zero-filled shadow"
+    )

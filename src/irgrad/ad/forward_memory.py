@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.config import DiffeType
+from irgrad.ad.diagnostics import mixed_activity_store_message
 from irgrad.ad.forward import zero_tangent
 from irgrad.ad.forward_insts import (
     ALLOC_FUNCTIONS,
@@ -96,6 +97,10 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
     if tv is None:
         tv = zero_tangent(v.type, fp.width)
         if v.type.is_pointer:
+            if not isinstance(v, ir.Constant) and (
+                underlying_object(p) not in fp.constant_allocas
+            ):
+                raise fp.error(inst, mixed_activity_store_message(v))
             tv = v if fp.width == 1 else [v] * fp.width  # an inactive pointer: the primal
     vals = fp.lanes(tv, v.type)
     ptrs = sp if isinstance(sp, list) else [sp]

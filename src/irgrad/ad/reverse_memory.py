@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.cache import type_size
+from irgrad.ad.diagnostics import mixed_activity_store_message
 from irgrad.ad.reverse_activity import (
     FREE_FUNCTIONS,
+    alloca_may_hold,
     callee_name,
     has_float,
     underlying_object,
@@ -116,6 +118,11 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
         _check_bytewise_copy(gu, store)
         return
     if not (gu.is_shadowed(v) or isinstance(v, ir.ConstantPointerNull)):
+        # (a local that only ever receives inactive values, like unoptimized IR's
+        # %k.addr of an enzyme_const pointer, hands out no shadow: harmless)
+        if not isinstance(v, ir.Constant) and alloca_may_hold(store.pointer,
+                                                              gu.activity.varied):
+            raise gu.error(mixed_activity_store_message(v), store)
         return
     new_store = gu.vmap[store]
     assert isinstance(new_store, ir.Instruction)
