@@ -33,6 +33,7 @@ from irgrad.ir.builder import IRBuilder
 if TYPE_CHECKING:
     from irgrad.ad.gradient_utils import GradientUtils
     from irgrad.ad.reverse_loops import CountedLoop
+    from irgrad.ad.store_forwarding import Forwarded
     from irgrad.analysis.loops import Loop
 
 RECOMPUTE_OPCODES = frozenset(
@@ -54,7 +55,7 @@ RECOMPUTE_INTRINSICS = frozenset(
 )  # fmt: skip
 
 
-def _is_cheap_intrinsic(v: ir.Instruction) -> bool:
+def is_cheap_intrinsic(v: ir.Instruction) -> bool:
     if not isinstance(v, ir.CallInst):
         return False
     fn = v.called_function
@@ -332,6 +333,8 @@ class LookupPlanner:
         self.gu = gu
         self._plan_memo: dict[tuple[ir.BasicBlock, ir.Value], frozenset[ir.Value]] = {}
         self._recompute: set[tuple[ir.BasicBlock, ir.Value]] = set()
+        self._forward: set[tuple[ir.BasicBlock, ir.Value]] = set()
+        self._forwarded: dict[ir.Value, Forwarded | None] = {}
 
     def is_available(self, v: ir.Value) -> bool:
         """True when ``v`` can be used as is anywhere in the reverse pass."""
@@ -355,6 +358,13 @@ class LookupPlanner:
         result: frozenset[ir.Value] = frozenset([v])
         if self.gu.loops.recomputable_iv(v, rev_block):
             result = frozenset()
+        elif (fw := self.forwarded(v)) is not None:
+            leaves = frozenset()
+            for leaf in (fw.at, *fw.leaves):
+                leaves |= self.plan(rev_block, self.gu.primal(leaf), depth + 1)
+            if len(leaves) <= 1:
+                result = leaves
+                self._forward.add(key)
         elif depth < 12 and self._recomputable(v):
             leaves: frozenset[ir.Value] = frozenset()
             for op in self._recompute_operands(v):
@@ -364,6 +374,30 @@ class LookupPlanner:
                 self._recompute.add(key)
         self._plan_memo[key] = result
         return result
+
+    def forwarded(self, v: ir.Value) -> Forwarded | None:
+        """For a load of scratch memory: the store it reads (see
+        :mod:`irgrad.ad.store_forwarding`); None otherwise or when the load is stable."""
+        if not isinstance(v, ir.LoadInst) or self.gu.load_is_stable(v):
+            return None
+        if v in self._forwarded:
+            return self._forwarded[v]
+        from irgrad.ad.config import DerivativeMode
+        from irgrad.ad.store_forwarding import find_forwarded
+
+        got = None
+        orig = self.gu.orig_of_new.get(self.gu.shadow_primal.get(v, v))
+        if isinstance(orig, ir.LoadInst) and (
+            self.gu.config.mode is DerivativeMode.REVERSE_COMBINED
+        ):
+            got = find_forwarded(self.gu, orig)
+        self._forwarded[v] = got
+        return got
+
+    def should_forward(self, rev_block: ir.BasicBlock, v: ir.Value) -> bool:
+        v, rev_block = self.gu.loops.hoist(v, rev_block)
+        self.plan(rev_block, v)
+        return (rev_block, v) in self._forward
 
     def should_recompute(self, rev_block: ir.BasicBlock, v: ir.Value) -> bool:
         v, rev_block = self.gu.loops.hoist(v, rev_block)
@@ -378,7 +412,7 @@ class LookupPlanner:
     def _recomputable(self, v: ir.Value) -> bool:
         if not isinstance(v, ir.Instruction):
             return False
-        if v.opcode in RECOMPUTE_OPCODES or _is_cheap_intrinsic(v):
+        if v.opcode in RECOMPUTE_OPCODES or is_cheap_intrinsic(v):
             return True
         if isinstance(v, ir.LoadInst) and not v.volatile and not v.is_atomic:
             return self.gu.load_is_stable(v)

@@ -215,6 +215,8 @@ class GradientUtils:
             return got
         if self.loops.recomputable_iv(v, orig_block):
             got = self.loops.recompute_iv(v, orig_block)
+        elif self.planner.should_forward(orig_block, v):
+            got = self._emit_forwarded(v, orig_block)
         elif self.planner.should_recompute(orig_block, v):
             ops = [
                 op if isinstance(op, ir.BasicBlock) else self.lookup(op, orig_block)
@@ -229,6 +231,30 @@ class GradientUtils:
             got = self.tape.cache(orig_block, v)
         self._lookup_memo[key] = got
         return got
+
+    def _emit_forwarded(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
+        """The stored value a forwarded load reads, rebuilt at the head of
+        ``rev.<orig_block>`` with the store's index replaced by the load's."""
+        fw = self.planner.forwarded(v)
+        assert fw is not None
+        made: dict[ir.Value, ir.Value] = {fw.index: self.lookup(self.primal(fw.at), orig_block)}
+
+        def remap(op: ir.Value) -> ir.Value:
+            got = made.get(op)
+            if got is not None:
+                return got
+            if isinstance(op, ir.Instruction | ir.Argument):
+                return self.lookup(self.primal(op), orig_block)
+            return op
+
+        b = self.head_builder(orig_block)
+        for node in fw.nodes:
+            new = clone_instruction(node, remap)
+            new.metadata = [(k, m) for k, m in new.metadata if k != "dbg"]
+            new.name = self.fresh((node.name or "v") + ".fw")
+            b.insert(new)
+            made[node] = new
+        return made[fw.value]
 
     def lookup_primal(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         return self.lookup(self.primal(v), orig_block)
