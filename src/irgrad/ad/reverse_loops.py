@@ -185,23 +185,27 @@ class LoopCounters:
             x = self._hoist_exit(loop)
             if x is None:
                 break
-            if home not in self.gu.dom.get(x, ()) and not self._speculatable(v, 0):
+            if home not in self.gu.dom.get(x, ()) and not self._speculatable(v, 0, x):
                 v = self._exit_phi(loop, x, v)
                 home = x
             block = x
             loop = self.info.loop_for(x)
         return v, block
 
-    def _speculatable(self, v: ir.Value, depth: int) -> bool:
-        """``v`` can be recomputed anywhere from values usable everywhere: cheap pure
-        instructions that cannot trap (no loads, no divisions) down to such values."""
+    def _speculatable(self, v: ir.Value, depth: int, block: ir.BasicBlock) -> bool:
+        """``v`` can be recomputed in ``rev.<block>`` whether or not the forward pass
+        computed it: cheap pure instructions that cannot trap (no loads, no divisions)
+        down to values usable everywhere and induction variables of the counted loops
+        around ``block`` (recomputed from their reverse counters)."""
         from irgrad.ad.cache import RECOMPUTE_OPCODES
 
         if not isinstance(v, ir.Instruction) or self.gu.planner.is_available(v):
             return True
+        if isinstance(v, ir.PHINode):
+            return self.recomputable_iv(v, block)
         if depth > 4 or v.opcode not in RECOMPUTE_OPCODES:
             return False
-        return all(self._speculatable(op, depth + 1) for op in v.operands
+        return all(self._speculatable(op, depth + 1, block) for op in v.operands
                    if not isinstance(op, ir.BasicBlock))
 
     def _exit_phi(self, loop: Loop, x: ir.BasicBlock, v: ir.Value) -> ir.Value:
