@@ -3,7 +3,8 @@
 Straight-line programs (``+ - * /`` with safe denominators, sin/cos/exp/log/sqrt/pow,
 fmax/fmin, selects on comparisons) and looped programs (a counted loop carrying a state,
 a nested loop, a loop with a data-dependent branch, a loop writing a local array that a
-second loop reads) over ``double *x`` of length n. Each example compiles several programs
+second loop reads, a scratch buffer refilled every round and read back by other loops, a
+constant-trip inner loop over a local array) over ``double *x`` of length n. Each example compiles several programs
 as ONE C file with ``__enzyme_autodiff`` and ``__enzyme_fwddiff`` wrappers through irgrad
 at -O0..-O3 and checks every program with ``irgrad.testing``: forward tangents and the
 reverse dot-product test against central differences, and forward against reverse.
@@ -109,7 +110,8 @@ SQUASH = "  s = 0.5 * s + g / (1.0 + g * g);"
 @st.composite
 def looped(draw: st.DrawFn, name: str) -> Program:
     """A state ``s`` carried through a loop; the update squashes g so s stays bounded."""
-    kind = draw(st.sampled_from(["counted", "nested", "branch", "two_pass"]))
+    kind = draw(st.sampled_from(
+        ["counted", "nested", "branch", "two_pass", "scratch", "small_const"]))
     init = draw(st.sampled_from(["0.0", "x[0]", "1.0"]))
     lines = [f"  double s = {init};"]
     if kind == "counted":
@@ -127,6 +129,29 @@ def looped(draw: st.DrawFn, name: str) -> Program:
         g2 = draw(expressions(("x[i]", "s"), 2))
         lines += ["  for (int i = 0; i < n; i++) {", "    double g;",
                   f"    if (x[i] > {threshold}) g = {g1}; else g = {g2};", SQUASH, "  }"]
+    elif kind == "scratch":
+        # a buffer refilled by one loop per round and read back at other loops' indices
+        # (the store-to-load forwarding shape), on the stack or the heap
+        heap = draw(st.booleans())
+        fill = draw(expressions(("x[j]", "x[(j + 1) % n]", "s"), 2))
+        g = draw(expressions(("b[i]", "b[j]", "x[j]", "s"), 2))
+        lines += ["  double *b = malloc(sizeof(double) * n);" if heap else "  double b[16];",
+                  "  for (int r = 0; r < 2; r++) {",
+                  f"    for (int j = 0; j < n; j++) b[j] = {fill} + 0.25 * r;",
+                  "    for (int i = 0; i < n; i++)",
+                  "      for (int j = i; j < n; j++) {", f"        double g = {g};",
+                  "    " + SQUASH, "      }", "  }"]
+        if heap:
+            lines.append("  free(b);")
+    elif kind == "small_const":
+        # a constant-trip inner loop over a local array (fully unrolled before AD)
+        trips = draw(st.integers(2, 8))
+        fill = draw(expressions(("x[(i + k) % n]", "s"), 2))
+        g = draw(expressions(("v[k]", "x[i]", "s"), 2))
+        lines += ["  for (int i = 0; i < n; i++) {", f"    double v[{trips}];",
+                  f"    for (int k = 0; k < {trips}; k++) v[k] = {fill};",
+                  f"    for (int k = 0; k < {trips}; k++) {{", f"      double g = {g};",
+                  "  " + SQUASH, "    }", "  }"]
     else:
         g = draw(expressions(("x[i]", "s"), 2))
         h = draw(expressions(("y[i]", "x[(i + 1) % n]", "s"), 2))
@@ -138,7 +163,7 @@ def looped(draw: st.DrawFn, name: str) -> Program:
 
 
 def c_source(programs: list[Program]) -> str:
-    parts = ["#include <math.h>", "#include <enzyme/enzyme.h>", ""]
+    parts = ["#include <math.h>", "#include <stdlib.h>", "#include <enzyme/enzyme.h>", ""]
     for p in programs:
         parts += [
             f"double {p.name}(double *x, int n) {{", p.body, "}",

@@ -10,14 +10,19 @@ and every program in tests/ad_programs/errors is rejected (exit 2) with its
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+
+K = TypeVar("K")
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((ROOT / "tests" / "ad_programs").glob("*.c"))
@@ -58,22 +63,31 @@ def _case(prog: Path, level: str, route: str, tmp: str) -> str:
     return ""
 
 
+def run_all(cases: dict[K, Callable[[], str]]) -> dict[K, str]:
+    """Run each case (a callable returning '' or a failure) on a thread pool; a case whose
+    subprocess times out reports "timed out"."""
+    results: dict[K, str] = {}
+    with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2) + 1)) as pool:
+        futures = {key: pool.submit(case) for key, case in cases.items()}
+        for key, fut in futures.items():
+            try:
+                results[key] = fut.result()
+            except subprocess.TimeoutExpired:
+                results[key] = "timed out"
+    return results
+
+
 _RESULTS: dict[tuple[str, str, str], str] = {}
 
 
 @pytest.fixture(scope="session")
 def program_results() -> dict[tuple[str, str, str], str]:
     if not _RESULTS:
-        cases = [(p, lv, r) for p in PROGRAMS for lv in LEVELS for r in ROUTES]
-        with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(
-            max_workers=max(2, (os.cpu_count() or 2) + 1)
-        ) as pool:
-            futures = {(p.stem, lv, r): pool.submit(_case, p, lv, r, tmp) for p, lv, r in cases}
-            for key, fut in futures.items():
-                try:
-                    _RESULTS[key] = fut.result()
-                except subprocess.TimeoutExpired:
-                    _RESULTS[key] = "timed out"
+        with tempfile.TemporaryDirectory() as tmp:
+            _RESULTS.update(run_all({
+                (p.stem, lv, r): functools.partial(_case, p, lv, r, tmp)
+                for p in PROGRAMS for lv in LEVELS for r in ROUTES
+            }))
     return _RESULTS
 
 

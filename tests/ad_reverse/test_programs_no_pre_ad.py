@@ -11,13 +11,11 @@ copied type. All cases run once per session on a thread pool.
 
 from __future__ import annotations
 
-import os
-import subprocess
-from concurrent.futures import ThreadPoolExecutor
+import functools
 from pathlib import Path
 
 import pytest
-from test_programs import INCLUDE, PROGRAMS, PY, _run
+from test_programs import INCLUDE, PROGRAMS, PY, _run, run_all
 
 LEVELS = ["O0", "O2"]
 
@@ -51,14 +49,9 @@ _RESULTS: dict[tuple[str, str], str] = {}
 @pytest.fixture(scope="session")
 def no_pre_ad_results() -> dict[tuple[str, str], str]:
     if not _RESULTS:
-        with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2) + 1)) as pool:
-            futures = {(p.stem, lv): pool.submit(_case, p, lv)
-                       for p in PROGRAMS for lv in LEVELS}
-            for key, fut in futures.items():
-                try:
-                    _RESULTS[key] = fut.result()
-                except subprocess.TimeoutExpired:
-                    _RESULTS[key] = "timed out"
+        _RESULTS.update(run_all({
+            (p.stem, lv): functools.partial(_case, p, lv) for p in PROGRAMS for lv in LEVELS
+        }))
     return _RESULTS
 
 

@@ -254,7 +254,7 @@ class GradientUtils:
             new.name = self.fresh((node.name or "v") + ".fw")
             b.insert(new)
             made[node] = new
-        return made[fw.value]
+        return made[fw.value] if fw.value in made else remap(fw.value)  # invariant value
 
     def lookup_primal(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         return self.lookup(self.primal(v), orig_block)

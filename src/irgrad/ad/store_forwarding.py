@@ -167,7 +167,7 @@ def find_forwarded(gu: GradientUtils, load: ir.LoadInst) -> Forwarded | None:
         nodes.append(v)
         return True
 
-    value = store.value
+    value = store.value  # (a value defined outside LS is forwarded as itself)
     if not isinstance(value, ir.Instruction) or not visit(value, 0):
         return None
     return Forwarded(value, index, at, tuple(nodes), tuple(dict.fromkeys(leaves)))
