@@ -11,13 +11,25 @@ import functools
 
 import llvmlite.binding as llvm
 
+# LLVM options set once per process (they are global to the LLVM in llvmlite):
+# - hoist-runtime-checks: the loop vectorizer hoists an inner loop's memory-overlap checks
+#   out of the outer loop, which requires the outer loop to step forwards; with a negative
+#   outer stride the hoisted check always reports a conflict and the scalar loop always
+#   runs. Reverse passes run their loops backwards, so a matrix-vector gradient's
+#   ``dy[j] += a * x[i][j]`` never vectorized (measured: gradient / primal 3.3 -> 2.7).
+#   Unhoisted, the check runs once per inner loop entry.
+LLVM_OPTIONS = ("-hoist-runtime-checks=false",)
+
 
 @functools.cache
 def initialize() -> None:
-    """Initialize LLVM's native target and asm printer (idempotent)."""
+    """Initialize LLVM's native target and asm printer, and set :data:`LLVM_OPTIONS`
+    (idempotent)."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     llvm.initialize_native_asmparser()
+    for option in LLVM_OPTIONS:
+        llvm.set_option("irgrad", option)
 
 
 def create_target_machine(
