@@ -274,3 +274,34 @@ def test_function_effects(fn: str, writes: bool, reads: bool) -> None:
     assert f is not None
     eff = function_effects(f)
     assert (eff.writes, eff.reads) == (writes, reads)
+
+
+def test_derivative_keeps_locals_alive_for_the_reverse_pass() -> None:
+    """The primal ends the local array's lifetime right after the call; the reverse pass
+    re-runs the callee's derivative on it afterwards. The derivative must carry no
+    lifetime markers, or stack colouring may give the array's slot to a later local."""
+    from irgrad.testing import c_to_ir, lower_ir
+
+    src = """
+extern int enzyme_dup;
+void __enzyme_autodiff(void *, ...);
+__attribute__((noinline)) double norm2(const double *y, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += y[i] * y[i];
+  return s;
+}
+double driver(const double *x) {
+  double y[4];
+  for (int i = 0; i < 4; i++) y[i] = 1.0 + 2.0 * x[i];
+  return norm2(y, 4);
+}
+void grad(const double *x, double *dx) {
+  __enzyme_autodiff((void *)driver, enzyme_dup, x, dx);
+}
+"""
+    text = lower_ir(c_to_ir(src, 2), 0)
+    start = text.index("@diffe_driver(")
+    start = text.rfind("\ndefine", 0, text.index("{", start)) + 1
+    body = text[start : text.index("\n}\n", start)]
+    assert "define" in body.splitlines()[0] and "diffe_driver" in body.splitlines()[0]
+    assert "llvm.lifetime" not in body

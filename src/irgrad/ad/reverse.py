@@ -103,9 +103,22 @@ def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> GradientUtil
     _forward_shadows(gu)
     augment_calls(gu)  # calls that need their callee's augmented primal (reverse_calls.py)
     _reverse_pass(gu, differeturn)
+    _drop_lifetime_markers(gu.new)
     if gu.tape is not None:
         gu.tape.finalize()
     return gu  # split mode (augmented.py) cuts the finished function in two
+
+
+def _drop_lifetime_markers(fn: ir.Function) -> None:
+    """Erase ``llvm.lifetime.start/end`` from a derivative: the reverse pass (and the
+    callees' derivatives it calls again) reads locals after the point where the primal
+    ended their lifetime, and with the markers LLVM's stack colouring let a later local
+    (a tape's stack buffer) share their slot."""
+    for inst in list(fn.instructions()):
+        if isinstance(inst, ir.CallInst):
+            callee = inst.called_function
+            if callee is not None and callee.name.startswith("llvm.lifetime."):
+                inst.erase_from_parent()
 
 
 # -- forward pass --------------------------------------------------------------------------
