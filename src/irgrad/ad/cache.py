@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.ad.tape_runtime import STATE_TYPE, tape_push_function, tape_release_function
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ class Tape:
         # derivative's own frame when that is safe (combined mode: the tape dies with the
         # call; no calls to defined functions: no recursion stacking buffers), so a small
         # sweep (one per residual of a Jacobian) needs no malloc/free
-        self.state_type = ir.StructType([ir.ptr, ir.i64, ir.i64, ir.ptr])
+        self.state_type = STATE_TYPE
         self.state = b.alloca(self.state_type, name=gu.fresh("tape"))
         b.store(ir.ConstantAggregateZero(self.state_type), self.state)
         if _stack_buffer_safe(gu):
@@ -158,7 +159,7 @@ class Tape:
         entered (:meth:`LoopCounters.reserve_root`) push without a capacity check: the
         nest reserves everything it will push once, on the edge into it.
         """
-        push = self._push_function()
+        push = tape_push_function(self.gu.module)
         # frames are padded to the largest alignment any of them needs (8 or 16 bytes)
         grain = 16 if any(type_align(v.type) > 8 for f in self.frames.values()
                           for v in f.values) else 8
@@ -224,7 +225,7 @@ class Tape:
                 if blk is fwd_in:
                     phi.set_incoming_block(k, mid)
         sp = b.load(ir.i64, b.struct_gep(self.state_type, self.state, 1))
-        b.call(self._push_function(), [self.state, need])
+        b.call(tape_push_function(self.gu.module), [self.state, need])
         b.store(sp, b.struct_gep(self.state_type, self.state, 1))
         return True
 
@@ -244,70 +245,7 @@ class Tape:
     def emit_free(self, b: IRBuilder) -> None:
         if not self.frames:
             return
-        base = b.load(ir.ptr, self.state)
-        buf = b.load(ir.ptr, b.struct_gep(self.state_type, self.state, 3))
-        on_stack = b.icmp("eq", base, buf)
-        heap = b.select(on_stack, ir.ConstantPointerNull(ir.ptr), base)
-        b.call(self.gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [heap])
-
-    def _push_function(self) -> ir.Function:
-        """``ptr @__irgrad_tape_push(ptr state, i64 n)``: reserve n bytes, return the frame.
-        Growing out of the stack buffer copies it to the heap (malloc + memcpy); growing a
-        heap stack reallocs it."""
-        module = self.gu.module
-        name = "__irgrad_tape_push"
-        fn = module.get_function(name)
-        if fn is not None and not fn.is_declaration:
-            return fn
-        ft = ir.FunctionType(ir.ptr, [ir.ptr, ir.i64])
-        fn = module.get_or_insert_function(name, ft)
-        fn.linkage = "internal"
-        fn.fn_attrs = ["alwaysinline", "nounwind"]
-        st, n = fn.args
-        st.name, n.name = "state", "n"
-        entry = fn.append_basic_block("entry")
-        grow = fn.append_basic_block("grow")
-        grow_stack = fn.append_basic_block("grow.stack")
-        grow_heap = fn.append_basic_block("grow.heap")
-        grown = fn.append_basic_block("grown")
-        done = fn.append_basic_block("done")
-        b = IRBuilder(entry)
-        sp_slot = b.struct_gep(self.state_type, st, 1, name="sp.slot")
-        cap_slot = b.struct_gep(self.state_type, st, 2, name="cap.slot")
-        base = b.load(ir.ptr, st, name="base")
-        sp = b.load(ir.i64, sp_slot, name="sp")
-        cap = b.load(ir.i64, cap_slot, name="cap")
-        need = b.add(sp, n, name="need")
-        full = b.icmp("ugt", need, cap, name="full")
-        b.cond_br(full, grow, done)
-        b.position_at_end(grow)
-        twice = b.shl(cap, ir.ConstantInt(ir.i64, 1), name="twice")
-        umax = ir.FunctionType(ir.i64, [ir.i64, ir.i64])
-        umax_fn = module.get_or_insert_function("llvm.umax.i64", umax)
-        c1 = b.call(umax_fn, [twice, need], name="c1")
-        c2 = b.call(umax_fn, [c1, ir.ConstantInt(ir.i64, 4096)], name="c2")
-        buf = b.load(ir.ptr, b.struct_gep(self.state_type, st, 3, name="buf.slot"), name="buf")
-        b.cond_br(b.icmp("eq", base, buf, name="on.stack"), grow_stack, grow_heap)
-        b.position_at_end(grow_stack)
-        malloc = self.gu.libc("malloc", ir.FunctionType(ir.ptr, [ir.i64]))
-        fresh = b.call(malloc, [c2], name="fresh")
-        b.memcpy(fresh, base, sp)
-        b.br(grown)
-        b.position_at_end(grow_heap)
-        realloc = self.gu.libc("realloc", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
-        moved = b.call(realloc, [base, c2], name="moved")
-        b.br(grown)
-        b.position_at_end(grown)
-        nb = b.phi(ir.ptr, [(fresh, grow_stack), (moved, grow_heap)], name="nb")
-        b.store(nb, st)
-        b.store(c2, cap_slot)
-        b.br(done)
-        b.position_at_end(done)
-        cur = b.phi(ir.ptr, [(base, entry), (nb, grown)], name="cur")
-        b.store(need, sp_slot)
-        frame = b.gep(ir.i8, cur, [sp], name="frame")
-        b.ret(frame)
-        return fn
+        b.call(tape_release_function(self.gu.module), [self.state])
 
 
 STACK_BUFFER_BYTES = 1024

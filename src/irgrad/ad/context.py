@@ -82,6 +82,10 @@ class DerivativeContext:
             self.module.remove_function(copy)
 
     def _synthesize(self, config: FnConfig) -> Function:
+        from irgrad.ad.tape_runtime import without_tape_cache
+
+        # a derivative being differentiated again: its tape code must be differentiable
+        without_tape_cache(config.function)
         if config.mode is DerivativeMode.FORWARD:
             from irgrad.ad.forward import create_forward_diff
 

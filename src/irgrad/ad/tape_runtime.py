@@ -1,0 +1,202 @@
+"""The tape's runtime: the functions a derivative calls to grow and release its byte stack.
+
+A tape's state is ``{ptr base, i64 sp, i64 capacity, ptr stack_buffer}``. It starts in a
+stack buffer of the derivative (or empty) and moves to the heap when it outgrows it; a
+heap tape carries its capacity in a :data:`HEADER_BYTES` header in front of its data.
+
+* ``ptr @__irgrad_tape_push(ptr state, i64 n)`` reserves ``n`` bytes and returns the
+  frame; out of the stack buffer it takes the module's cached heap tape when that is big
+  enough, else mallocs one; a heap tape grows by realloc (doubling).
+* ``void @__irgrad_tape_release(ptr state)`` at the end of the reverse pass puts a heap
+  tape into the module's cache ``@__irgrad_tape_cache`` (an atomic swap; the tape it
+  replaces is freed), so the next call reuses its pages instead of faulting in fresh
+  ones: ADBench GMM's tapes of tens of megabytes spent a third of the gradient in the
+  kernel's page-fault handler. Tapes over :data:`CACHE_LIMIT_BYTES` are freed.
+
+A derivative that is differentiated again (forward over reverse) calls the ``_nocache``
+variants instead (:func:`without_tape_cache`): the same layout, no atomics on a global,
+so its tape code is differentiable like any malloc/realloc/free code.
+"""
+
+from __future__ import annotations
+
+from irgrad import ir
+from irgrad.ir.builder import IRBuilder
+
+STATE_TYPE = ir.StructType([ir.ptr, ir.i64, ir.i64, ir.ptr])
+HEADER_BYTES = 16  # a heap tape's capacity, in front of its data (16: keeps the alignment)
+CACHE_LIMIT_BYTES = 1 << 28  # released heap tapes up to 256 MiB are kept for the next call
+CACHE_NAME = "__irgrad_tape_cache"
+PUSH_NAME = "__irgrad_tape_push"
+RELEASE_NAME = "__irgrad_tape_release"
+NOCACHE = "_nocache"
+
+
+def _libc(module: ir.Module, name: str, ft: ir.FunctionType) -> ir.Function:
+    fn = module.get_function(name)
+    return fn if fn is not None else module.get_or_insert_function(name, ft)
+
+
+def _header(b: IRBuilder, data: ir.Value) -> ir.Value:
+    return b.gep(ir.i8, data, [ir.ConstantInt(ir.i64, -HEADER_BYTES)])
+
+
+def _cache_global(module: ir.Module) -> ir.GlobalVariable:
+    """``@__irgrad_tape_cache``: the module's last released heap tape (or null)."""
+    for gv in module.globals:
+        if gv.name == CACHE_NAME:
+            return gv
+    gv = ir.GlobalVariable(CACHE_NAME, ir.ptr, ir.ConstantPointerNull(ir.ptr),
+                           linkage="internal")
+    module.add_global(gv)
+    return gv
+
+
+def _new_helper(module: ir.Module, name: str, ft: ir.FunctionType) -> ir.Function | None:
+    """A fresh internal always-inline function, or None when ``name`` is defined."""
+    fn = module.get_function(name)
+    if fn is not None and not fn.is_declaration:
+        return None
+    fn = module.get_or_insert_function(name, ft)
+    fn.linkage = "internal"
+    fn.fn_attrs = ["alwaysinline", "nounwind"]
+    return fn
+
+
+def tape_release_function(module: ir.Module, cached: bool = True) -> ir.Function:
+    """``void @__irgrad_tape_release(ptr state)`` (``_nocache``: always frees)."""
+    name = RELEASE_NAME + ("" if cached else NOCACHE)
+    fn = _new_helper(module, name, ir.FunctionType(ir.void, [ir.ptr]))
+    if fn is None:
+        return module.get_function(name)  # type: ignore[return-value]
+    st = fn.args[0]
+    st.name = "state"
+    entry, heap, keep, drop_old, drop, done = (
+        fn.append_basic_block(n) for n in ("entry", "heap", "keep", "drop.old", "drop", "done"))
+    free = _libc(module, "free", ir.FunctionType(ir.void, [ir.ptr]))
+    b = IRBuilder(entry)
+    base = b.load(ir.ptr, st, name="base")
+    buf = b.load(ir.ptr, b.struct_gep(STATE_TYPE, st, 3), name="buf")
+    b.cond_br(b.icmp("eq", base, buf, name="on.stack"), done, heap)
+    b.position_at_end(heap)
+    if cached:
+        cap = b.load(ir.i64, b.struct_gep(STATE_TYPE, st, 2), name="cap")
+        small = b.icmp("ule", cap, ir.ConstantInt(ir.i64, CACHE_LIMIT_BYTES), name="small")
+        b.cond_br(small, keep, drop)
+    else:
+        b.br(drop)
+    b.position_at_end(keep)
+    if cached:
+        old = b.atomicrmw("xchg", _cache_global(module), base, name="old")
+        b.cond_br(b.icmp("eq", old, ir.ConstantPointerNull(ir.ptr)), done, drop_old)
+        b.position_at_end(drop_old)
+        b.call(free, [_header(b, old)])
+        b.br(done)
+    else:
+        b.unreachable()
+        b.position_at_end(drop_old)
+        b.unreachable()
+    b.position_at_end(drop)
+    b.call(free, [_header(b, base)])
+    b.br(done)
+    b.position_at_end(done)
+    b.ret()
+    return fn
+
+
+def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
+    """``ptr @__irgrad_tape_push(ptr state, i64 n)``: reserve n bytes, return the frame
+    (``_nocache``: never takes the cached tape)."""
+    name = PUSH_NAME + ("" if cached else NOCACHE)
+    fn = _new_helper(module, name, ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
+    if fn is None:
+        return module.get_function(name)  # type: ignore[return-value]
+    st, n = fn.args
+    st.name, n.name = "state", "n"
+    names = ("entry", "grow", "grow.stack", "grow.cached", "grow.drop", "grow.fresh",
+             "grow.copy", "grow.heap", "grown", "done")
+    (entry, grow, grow_stack, check_bb, drop_bb, fresh_bb, copy_bb, grow_heap, grown,
+     done) = (fn.append_basic_block(x) for x in names)
+    b = IRBuilder(entry)
+    sp_slot = b.struct_gep(STATE_TYPE, st, 1, name="sp.slot")
+    cap_slot = b.struct_gep(STATE_TYPE, st, 2, name="cap.slot")
+    base = b.load(ir.ptr, st, name="base")
+    sp = b.load(ir.i64, sp_slot, name="sp")
+    cap = b.load(ir.i64, cap_slot, name="cap")
+    need = b.add(sp, n, name="need")
+    b.cond_br(b.icmp("ugt", need, cap, name="full"), grow, done)
+    b.position_at_end(grow)
+    twice = b.shl(cap, ir.ConstantInt(ir.i64, 1), name="twice")
+    umax_fn = module.get_or_insert_function("llvm.umax.i64",
+                                            ir.FunctionType(ir.i64, [ir.i64, ir.i64]))
+    c1 = b.call(umax_fn, [twice, need], name="c1")
+    c2 = b.call(umax_fn, [c1, ir.ConstantInt(ir.i64, 4096)], name="c2")
+    buf = b.load(ir.ptr, b.struct_gep(STATE_TYPE, st, 3, name="buf.slot"), name="buf")
+    b.cond_br(b.icmp("eq", base, buf, name="on.stack"), grow_stack, grow_heap)
+    # out of the stack buffer (or no tape yet): the cached heap tape when it is big
+    # enough, else a fresh one
+    b.position_at_end(grow_stack)
+    null = ir.ConstantPointerNull(ir.ptr)
+    free = _libc(module, "free", ir.FunctionType(ir.void, [ir.ptr]))
+    if cached:
+        cached_tape = b.atomicrmw("xchg", _cache_global(module), null, name="cached")
+        b.cond_br(b.icmp("eq", cached_tape, null), fresh_bb, check_bb)
+        b.position_at_end(check_bb)
+        cached_cap = b.load(ir.i64, _header(b, cached_tape), name="cached.cap")
+        b.cond_br(b.icmp("uge", cached_cap, c2, name="fits"), copy_bb, drop_bb)
+        b.position_at_end(drop_bb)
+        b.call(free, [_header(b, cached_tape)])
+        b.br(fresh_bb)
+    else:
+        b.br(fresh_bb)
+        for dead in (check_bb, drop_bb):
+            b.position_at_end(dead)
+            b.unreachable()
+    b.position_at_end(fresh_bb)
+    malloc = _libc(module, "malloc", ir.FunctionType(ir.ptr, [ir.i64]))
+    block = b.call(malloc, [b.add(c2, ir.ConstantInt(ir.i64, HEADER_BYTES))], name="block")
+    b.store(c2, block)
+    fresh = b.gep(ir.i8, block, [ir.ConstantInt(ir.i64, HEADER_BYTES)], name="fresh")
+    b.br(copy_bb)
+    b.position_at_end(copy_bb)
+    if cached:
+        data = b.phi(ir.ptr, [(cached_tape, check_bb), (fresh, fresh_bb)], name="data")
+        data_cap = b.phi(ir.i64, [(cached_cap, check_bb), (c2, fresh_bb)], name="data.cap")
+    else:
+        data, data_cap = fresh, c2
+    b.memcpy(data, base, sp)
+    b.br(grown)
+    b.position_at_end(grow_heap)
+    realloc = _libc(module, "realloc", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
+    moved_block = b.call(realloc, [_header(b, base),
+                                   b.add(c2, ir.ConstantInt(ir.i64, HEADER_BYTES))],
+                         name="moved.block")
+    b.store(c2, moved_block)
+    moved = b.gep(ir.i8, moved_block, [ir.ConstantInt(ir.i64, HEADER_BYTES)], name="moved")
+    b.br(grown)
+    b.position_at_end(grown)
+    nb = b.phi(ir.ptr, [(data, copy_bb), (moved, grow_heap)], name="nb")
+    new_cap = b.phi(ir.i64, [(data_cap, copy_bb), (c2, grow_heap)], name="new.cap")
+    b.store(nb, st)
+    b.store(new_cap, cap_slot)
+    b.br(done)
+    b.position_at_end(done)
+    cur = b.phi(ir.ptr, [(base, entry), (nb, grown)], name="cur")
+    b.store(need, sp_slot)
+    b.ret(b.gep(ir.i8, cur, [sp], name="frame"))
+    return fn
+
+
+def without_tape_cache(fn: ir.Function) -> None:
+    """Make ``fn`` (about to be differentiated) call the ``_nocache`` tape helpers."""
+    module = fn.parent
+    if module is None or fn.is_declaration:
+        return
+    for inst in list(fn.instructions()):
+        if not isinstance(inst, ir.CallBase):
+            continue
+        callee = inst.called_function
+        if callee is None or callee.name not in (PUSH_NAME, RELEASE_NAME):
+            continue
+        make = tape_push_function if callee.name == PUSH_NAME else tape_release_function
+        inst.callee = make(module, cached=False)
