@@ -132,7 +132,9 @@ def _error(call: ir.CallBase, message: str) -> DifferentiationError:
     return DifferentiationError(message, source_location_of(call))
 
 
-def _strip_casts(value: ir.Value) -> ir.Value:
+def strip_casts(value: ir.Value) -> ir.Value:
+    """``value`` without bitcasts, address-space casts, int/ptr round trips and aliases
+    (the function argument of an ``__enzyme_*`` call)."""
     while True:
         if isinstance(value, ir.ConstantExpr) and value.opcode in (
             "bitcast", "addrspacecast", "ptrtoint", "inttoptr"
@@ -197,7 +199,7 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
         args = args[1:]
     if not args:
         raise _error(call, f"{entry} needs the function to differentiate as first argument")
-    target = _strip_casts(args[0])
+    target = strip_casts(args[0])
     if not isinstance(target, ir.Function):
         raise _error(
             call,
@@ -466,7 +468,8 @@ def _replace_result(
         call.replace_all_uses_with(adapted)
 
 
-def _enzyme_calls(module: ir.Module) -> list[tuple[ir.CallBase, DerivativeMode]]:
+def enzyme_calls(module: ir.Module) -> list[tuple[ir.CallBase, DerivativeMode]]:
+    """Every call of an ``__enzyme_*`` entry point, with its mode."""
     found: list[tuple[ir.CallBase, DerivativeMode]] = []
     for fn in list(module.functions):
         mode = entry_mode(fn.name)
@@ -498,7 +501,7 @@ def _remove_markers(module: ir.Module) -> None:
 def lower_enzyme_calls(module: ir.Module) -> ir.Module:
     """Replace every ``__enzyme_autodiff*``/``__enzyme_fwddiff*`` call in ``module`` by a
     call to its synthesized derivative; remove the markers and entry declarations."""
-    calls = _enzyme_calls(module)
+    calls = enzyme_calls(module)
     if not calls:
         return module
     ctx = DerivativeContext(module)

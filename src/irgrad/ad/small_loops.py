@@ -35,28 +35,15 @@ UNROLL_FULL = '!{!"llvm.loop.unroll.full"}'
 _MD_LINE = re.compile(r"^!(\d+) = (distinct )?!\{(.*)\}\s*$")
 
 
-def _strip_casts(value: ir.Value) -> ir.Value:
-    while isinstance(value, (ir.ConstantExpr, ir.CastInst)) and value.opcode in (
-        "bitcast", "addrspacecast"
-    ):
-        value = value.operands[0]
-    return value
-
-
 def differentiated_functions(module: ir.Module) -> list[ir.Function]:
     """Functions passed to an ``__enzyme_*`` entry point and the definitions they call."""
-    from irgrad.ad.api import entry_mode
+    from irgrad.ad.api import enzyme_calls, strip_casts
 
     roots: list[ir.Function] = []
-    for fn in module.functions:
-        if entry_mode(fn.name) is None:
-            continue
-        for use in fn.uses:
-            call = use.user
-            if isinstance(call, ir.CallBase) and call.callee is fn and call.args:
-                target = _strip_casts(call.args[0])
-                if isinstance(target, ir.Function) and not target.is_declaration:
-                    roots.append(target)
+    for call, _ in enzyme_calls(module):
+        target = strip_casts(call.args[0]) if call.args else None
+        if isinstance(target, ir.Function) and not target.is_declaration:
+            roots.append(target)
     seen: dict[int, ir.Function] = {}
     work = list(roots)
     while work:

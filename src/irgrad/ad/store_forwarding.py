@@ -31,14 +31,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.ad.reverse_activity import ALLOCATION_FUNCTIONS, FREE_FUNCTIONS, callee_name
 
 if TYPE_CHECKING:
     from irgrad.ad.gradient_utils import GradientUtils
     from irgrad.analysis.loops import Loop
 
 MAX_NODES = 16
-ALLOCATORS = frozenset(["malloc", "calloc", "_Znwm", "_Znam"])
-FREES = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"])
+# fresh buffers only: realloc's result starts with the old buffer's contents
+ALLOCATORS = ALLOCATION_FUNCTIONS - {"realloc"}
 
 
 @dataclass(frozen=True)
@@ -52,30 +53,22 @@ class Forwarded:
     leaves: tuple[ir.Value, ...]  # values defined outside the store's loop
 
 
-def _callee(inst: ir.Instruction) -> str | None:
-    if isinstance(inst, ir.CallBase):
-        fn = inst.called_function
-        return fn.name if fn is not None else None
-    return None
-
-
 def _single_index_gep(p: ir.Value) -> tuple[ir.Value, ir.Value, ir.Type] | None:
     if isinstance(p, ir.GetElementPtrInst) and len(p.indices) == 1:
         return p.pointer, p.indices[0], p.source_type
     return None
 
 
-def _buffer_store(buf: ir.Value, load: ir.LoadInst) -> ir.StoreInst | None:
-    """The only store into ``buf``, when every use of ``buf`` is a GEP feeding loads and
-    that store, the store or load itself, or a free."""
-    if isinstance(buf, ir.AllocaInst):
-        pass
-    elif not (isinstance(buf, ir.CallInst) and _callee(buf) in ALLOCATORS):
+def _buffer_store(buf: ir.Value) -> ir.StoreInst | None:
+    """The only store into ``buf`` (an alloca or a fresh allocation), when every use of
+    ``buf`` is a free or a GEP whose uses are loads and that store."""
+    fresh = isinstance(buf, ir.CallInst) and callee_name(buf) in ALLOCATORS
+    if not (isinstance(buf, ir.AllocaInst) or fresh):
         return None
     stores: list[ir.StoreInst] = []
     for use in buf.uses:
         u = use.user
-        if isinstance(u, ir.CallBase) and _callee(u) in FREES:
+        if isinstance(u, ir.CallBase) and callee_name(u) in FREE_FUNCTIONS:
             continue
         if not isinstance(u, ir.GetElementPtrInst) or u.pointer is not buf:
             return None
@@ -124,7 +117,7 @@ def find_forwarded(gu: GradientUtils, load: ir.LoadInst) -> Forwarded | None:
     if info is None or got is None or load.parent is None:
         return None
     buf, at, elem = got
-    store = _buffer_store(buf, load)
+    store = _buffer_store(buf)
     if store is None or store.parent is None:
         return None
     sgot = _single_index_gep(store.pointer)

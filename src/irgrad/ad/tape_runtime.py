@@ -32,11 +32,6 @@ RELEASE_NAME = "__irgrad_tape_release"
 NOCACHE = "_nocache"
 
 
-def _libc(module: ir.Module, name: str, ft: ir.FunctionType) -> ir.Function:
-    fn = module.get_function(name)
-    return fn if fn is not None else module.get_or_insert_function(name, ft)
-
-
 def _header(b: IRBuilder, data: ir.Value) -> ir.Value:
     return b.gep(ir.i8, data, [ir.ConstantInt(ir.i64, -HEADER_BYTES)])
 
@@ -71,31 +66,26 @@ def tape_release_function(module: ir.Module, cached: bool = True) -> ir.Function
         return module.get_function(name)  # type: ignore[return-value]
     st = fn.args[0]
     st.name = "state"
-    entry, heap, keep, drop_old, drop, done = (
-        fn.append_basic_block(n) for n in ("entry", "heap", "keep", "drop.old", "drop", "done"))
-    free = _libc(module, "free", ir.FunctionType(ir.void, [ir.ptr]))
+    entry, heap, drop, done = (fn.append_basic_block(n) for n in ("entry", "heap", "drop", "done"))
+    free = module.get_or_insert_function("free", ir.FunctionType(ir.void, [ir.ptr]))
     b = IRBuilder(entry)
     base = b.load(ir.ptr, st, name="base")
     buf = b.load(ir.ptr, b.struct_gep(STATE_TYPE, st, 3), name="buf")
     b.cond_br(b.icmp("eq", base, buf, name="on.stack"), done, heap)
     b.position_at_end(heap)
     if cached:
+        keep, drop_old = fn.append_basic_block("keep"), fn.append_basic_block("drop.old")
         cap = b.load(ir.i64, b.struct_gep(STATE_TYPE, st, 2), name="cap")
         small = b.icmp("ule", cap, ir.ConstantInt(ir.i64, CACHE_LIMIT_BYTES), name="small")
         b.cond_br(small, keep, drop)
-    else:
-        b.br(drop)
-    b.position_at_end(keep)
-    if cached:
+        b.position_at_end(keep)
         old = b.atomicrmw("xchg", _cache_global(module), base, name="old")
         b.cond_br(b.icmp("eq", old, ir.ConstantPointerNull(ir.ptr)), done, drop_old)
         b.position_at_end(drop_old)
         b.call(free, [_header(b, old)])
         b.br(done)
     else:
-        b.unreachable()
-        b.position_at_end(drop_old)
-        b.unreachable()
+        b.br(drop)
     b.position_at_end(drop)
     b.call(free, [_header(b, base)])
     b.br(done)
@@ -113,10 +103,10 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
         return module.get_function(name)  # type: ignore[return-value]
     st, n = fn.args
     st.name, n.name = "state", "n"
-    names = ("entry", "grow", "grow.stack", "grow.cached", "grow.drop", "grow.fresh",
-             "grow.copy", "grow.heap", "grown", "done")
-    (entry, grow, grow_stack, check_bb, drop_bb, fresh_bb, copy_bb, grow_heap, grown,
-     done) = (fn.append_basic_block(x) for x in names)
+    names = ("entry", "grow", "grow.stack", "grow.fresh", "grow.copy", "grow.heap", "grown",
+             "done")
+    entry, grow, grow_stack, fresh_bb, copy_bb, grow_heap, grown, done = (
+        fn.append_basic_block(x) for x in names)
     b = IRBuilder(entry)
     sp_slot = b.struct_gep(STATE_TYPE, st, 1, name="sp.slot")
     cap_slot = b.struct_gep(STATE_TYPE, st, 2, name="cap.slot")
@@ -137,8 +127,10 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
     # enough, else a fresh one
     b.position_at_end(grow_stack)
     null = ir.ConstantPointerNull(ir.ptr)
-    free = _libc(module, "free", ir.FunctionType(ir.void, [ir.ptr]))
     if cached:
+        free = module.get_or_insert_function("free", ir.FunctionType(ir.void, [ir.ptr]))
+        check_bb = fn.append_basic_block("grow.cached")
+        drop_bb = fn.append_basic_block("grow.drop")
         cached_tape = b.atomicrmw("xchg", _cache_global(module), null, name="cached")
         b.cond_br(b.icmp("eq", cached_tape, null), fresh_bb, check_bb)
         b.position_at_end(check_bb)
@@ -149,11 +141,8 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
         b.br(fresh_bb)
     else:
         b.br(fresh_bb)
-        for dead in (check_bb, drop_bb):
-            b.position_at_end(dead)
-            b.unreachable()
     b.position_at_end(fresh_bb)
-    malloc = _libc(module, "malloc", ir.FunctionType(ir.ptr, [ir.i64]))
+    malloc = module.get_or_insert_function("malloc", ir.FunctionType(ir.ptr, [ir.i64]))
     block = b.call(malloc, [b.add(c2, ir.ConstantInt(ir.i64, HEADER_BYTES))], name="block")
     b.store(c2, block)
     fresh = b.gep(ir.i8, block, [ir.ConstantInt(ir.i64, HEADER_BYTES)], name="fresh")
@@ -167,7 +156,7 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
     b.memcpy(data, base, sp)
     b.br(grown)
     b.position_at_end(grow_heap)
-    realloc = _libc(module, "realloc", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
+    realloc = module.get_or_insert_function("realloc", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
     moved_block = b.call(realloc, [_header(b, base),
                                    b.add(c2, ir.ConstantInt(ir.i64, HEADER_BYTES))],
                          name="moved.block")
