@@ -54,9 +54,9 @@ def _expected(x: np.ndarray) -> np.ndarray:
     return dx
 
 
-@pytest.fixture(scope="module")
-def grad_f() -> ctypes._CFuncPtr:
-    jit = compile_c_to_jit(SOURCE, 2)
+@pytest.fixture(scope="module", params=[0, 1, 2, 3], ids=lambda o: f"O{o}")
+def grad_f(request: pytest.FixtureRequest) -> ctypes._CFuncPtr:
+    jit = compile_c_to_jit(SOURCE, request.param)
     pd = ctypes.POINTER(ctypes.c_double)
     fn = jit.get("grad_f", None, [pd, pd, ctypes.c_int])
     fn.jit = jit  # keep the module alive with the function

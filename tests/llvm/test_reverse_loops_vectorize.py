@@ -51,7 +51,7 @@ def test_reverse_inner_loop_is_vectorized(opt: int) -> None:
     assert re.search(r"fmul (reassoc )?<\d+ x double>", rev), rev[:3000]
 
 
-@pytest.mark.parametrize("opt", [0, 2, 3])
+@pytest.mark.parametrize("opt", [0, 1, 2, 3])
 def test_numbers(opt: int) -> None:
     jit = compile_c_to_jit(SOURCE, opt)
     x = np.random.default_rng(opt).uniform(-1, 1, 5 * 11)  # r = 4; c = 11: remainders
