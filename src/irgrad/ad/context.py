@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad.ad.config import DerivativeMode, FnConfig
+from irgrad.ad.interleaved_shadows import InterleavingAnalysis
 from irgrad.ad.invoke import has_invokes, nounwind_copy
 from irgrad.errors import DifferentiationError
 
@@ -32,6 +33,13 @@ class DerivativeContext:
         self.cache: dict[FnConfig, Function] = {}
         self.in_progress: set[FnConfig] = set()
         self.originals: dict[Function, Function] = {}  # nounwind copy -> user's function
+        self.interleaving: dict[int, InterleavingAnalysis] = {}  # per forward width
+
+    def interleaving_analysis(self, width: int) -> InterleavingAnalysis:
+        """The (memoizing) interleaved-shadow analysis for vector forward mode."""
+        if width not in self.interleaving:
+            self.interleaving[width] = InterleavingAnalysis(width)
+        return self.interleaving[width]
 
     def register(self, config: FnConfig, fn: Function) -> None:
         """Record ``fn`` as the derivative for ``config`` before its body exists."""

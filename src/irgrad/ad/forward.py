@@ -8,7 +8,8 @@ active input have a *symbolic zero* tangent (None): nothing is emitted for them.
 
 Width N (vector forward mode): the tangents of a floating-point scalar are carried in one
 ``<N x T>`` vector (so LLVM vectorizes); every other kind of value has N separate tangents
-(a Python list), e.g. N shadow pointers.
+(a Python list), e.g. N shadow pointers -- except the shadows of memory the derivative
+allocates itself, which are one interleaved buffer (:mod:`irgrad.ad.interleaved_shadows`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from irgrad import ir
 from irgrad.ad.config import DiffeType, FnConfig
 from irgrad.ad.context import DerivativeContext
 from irgrad.ad.emit import fp_constant
+from irgrad.ad.interleaved_shadows import interleaved_params
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_blocks_into
 
@@ -56,12 +58,16 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
 
     fn = config.function
     width = config.width
+    interleaved = interleaved_params(config.extra)
     params: list[ir.Type] = []
     names: list[str | None] = []
-    for arg, act in zip(fn.args, config.arg_types, strict=True):
+    for i, (arg, act) in enumerate(zip(fn.args, config.arg_types, strict=True)):
         params.append(arg.type)
         names.append(arg.name)
-        if act in (DiffeType.DUP, DiffeType.DUP_NONEED):
+        if i in interleaved:  # one shadow holding every tangent (interleaved_shadows)
+            params.append(arg.type)
+            names.append(f"'{arg.name}" if arg.name else None)
+        elif act in (DiffeType.DUP, DiffeType.DUP_NONEED):
             for k in range(width):
                 params.append(arg.type)
                 suffix = "" if width == 1 else str(k)
@@ -77,11 +83,16 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
     entry = ir.BasicBlock("fwd.entry", new)
     new.blocks.append(entry)
     b = IRBuilder(entry)
-    for arg, act in zip(fn.args, config.arg_types, strict=True):
+    forced: list[ir.Value] = []
+    for i, (arg, act) in enumerate(zip(fn.args, config.arg_types, strict=True)):
         primal = new.args[k]
         value_map[arg] = primal
         k += 1
-        if act in (DiffeType.DUP, DiffeType.DUP_NONEED):
+        if i in interleaved:
+            tangents[arg] = new.args[k]
+            forced.append(primal)
+            k += 1
+        elif act in (DiffeType.DUP, DiffeType.DUP_NONEED):
             shadows = list(new.args[k : k + width])
             k += width
             tangents[arg] = _pack(b, shadows, arg.type, width)
@@ -89,7 +100,8 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
     b.br(blocks[0])
     for inst in new.instructions():
         inst.debug_records = []  # they describe f's variables; !dbg locations stay (errors)
-    fwd = ForwardPass(ctx, config, new, blocks, {value_map[a]: t for a, t in tangents.items()})
+    fwd = ForwardPass(ctx, config, new, blocks, {value_map[a]: t for a, t in tangents.items()},
+                      forced)
     fwd.run()
     return new
 

@@ -16,6 +16,7 @@ from irgrad.ad.context import DerivativeContext
 from irgrad.ad.diagnostics import source_location_of
 from irgrad.ad.emit import emit_partials, fadd, fmul, fp_constant, fsub, splat
 from irgrad.ad.forward import Tangent, tangent_type, zero_tangent
+from irgrad.ad.interleaved_shadows import INTERLEAVED_KEY, interleaved_values
 from irgrad.ad.reverse_activity import InactiveNames, alloca_may_hold
 from irgrad.ad.rules import lookup_instruction
 from irgrad.analysis.cfg import reverse_postorder
@@ -51,6 +52,7 @@ class ForwardPass:
         fn: ir.Function,
         blocks: Sequence[ir.BasicBlock],
         tangents: dict[ir.Value, Tangent],
+        interleaved_args: Sequence[ir.Value] = (),
     ) -> None:
         self.ctx = ctx
         self.config = config
@@ -62,9 +64,16 @@ class ForwardPass:
         self.phis: list[tuple[ir.PHINode, Tangent]] = []
         self.entry = fn.blocks[0]
         self.constant_allocas: set[ir.AllocaInst] = set()
+        self.interleaved_args = list(interleaved_args)
+        # pointers whose shadow is one interleaved buffer (a single value, not N lanes)
+        self.interleaved: set[ir.Value] = set()
 
     # -- driver ------------------------------------------------------------------------
     def run(self) -> None:
+        if self.width > 1:
+            self.interleaved = interleaved_values(
+                self.ctx.interleaving_analysis(self.width), self.blocks, self.interleaved_args
+            )
         self._seed_phis()
         order = [bb for bb in reverse_postorder(self.fn) if bb in set(self.blocks)]
         for bb in order:
@@ -403,10 +412,13 @@ def _inst_text(inst: ir.Instruction) -> str:
 def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Value],
                   result_used: bool) -> FnConfig:
     acts = []
-    for a, p in zip(args, callee.function_type.params, strict=False):
+    interleaved = []
+    for i, (a, p) in enumerate(zip(args, callee.function_type.params, strict=False)):
         t = pass_.tangent(a)
         if t is not None and (p.is_pointer or p.is_fp_or_fp_vector):
             acts.append(DiffeType.DUP)
+            if a in pass_.interleaved:
+                interleaved.append(i)
         else:
             acts.append(DiffeType.CONST)
     ret = callee.return_type
@@ -418,4 +430,5 @@ def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Val
         return_type=ret_act,
         width=pass_.width,
         return_primal=not ret.is_void,
+        extra=((INTERLEAVED_KEY, tuple(interleaved)),) if interleaved else (),
     )

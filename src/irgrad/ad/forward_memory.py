@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.config import DiffeType
 from irgrad.ad.diagnostics import mixed_activity_store_message
-from irgrad.ad.forward import zero_tangent
+from irgrad.ad.forward import tangent_type, zero_tangent
 from irgrad.ad.forward_insts import (
     ALLOC_FUNCTIONS,
     FREE_FUNCTIONS,
@@ -22,8 +22,10 @@ from irgrad.ad.forward_insts import (
     MEM_TRANSFER,
     callee_config,
 )
+from irgrad.ad.interleaved_shadows import widened
 from irgrad.ad.reverse_activity import underlying_object
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.analysis.layout import abi_align
 from irgrad.ir.clone import clone_instruction
 
 if TYPE_CHECKING:
@@ -41,6 +43,14 @@ def _copy(fp: ForwardPass, inst: ir.Instruction, mapping: dict[ir.Value, ir.Valu
 
 def visit_alloca(fp: ForwardPass, inst: ir.AllocaInst) -> None:
     """A shadow alloca next to the primal one, zero-initialized."""
+    if inst in fp.interleaved:
+        ty = widened(inst.allocated_type, fp.width)
+        assert ty is not None
+        sh = fp.b.alloca(ty, inst.count, inst.align,
+                         name=f"'{inst.name}" if inst.name else None)
+        _zero_fill(fp, sh, ty, inst.count)
+        fp.tangents[inst] = sh
+        return
     shadows = []
     for _ in range(fp.width):
         sh = _copy(fp, inst, {})
@@ -64,6 +74,12 @@ def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
     t = fp.tangent(base)
     if t is None:
         return
+    if inst in fp.interleaved:  # offsets scaled by the width
+        ty = widened(inst.source_type, fp.width)
+        assert ty is not None and not isinstance(t, list)
+        fp.tangents[inst] = fp.b.gep(ty, t, inst.indices, flags=inst.flags,
+                                     name=f"'{inst.name}" if inst.name else None)
+        return
     lanes = t if isinstance(t, list) else [t]
     out = [_copy(fp, inst, {base: s}) for s in lanes]
     fp.tangents[inst] = out[0] if fp.width == 1 else out
@@ -74,9 +90,21 @@ def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
     t = fp.tangent(p)
     if t is None or underlying_object(p) in fp.constant_allocas:
         return
+    if p in fp.interleaved:  # the N tangents side by side: one vector load
+        assert not isinstance(t, list)
+        fp.tangents[inst] = fp.b.load(tangent_type(inst.type, fp.width), t,
+                                      _lane_align(inst, inst.type),
+                                      name=f"'{inst.name}" if inst.name else None)
+        return
     lanes = t if isinstance(t, list) else [t]
     loaded = [_copy(fp, inst, {p: s}) for s in lanes]
     fp.tangents[inst] = fp.pack(loaded, inst.type) if fp.width > 1 else loaded[0]
+
+
+def _lane_align(inst: ir.LoadInst | ir.StoreInst, ty: ir.Type) -> int:
+    """The alignment of an interleaved vector access: the scalar's (an access without
+    an explicit one has the scalar's ABI alignment, not the vector's)."""
+    return inst.align or abi_align(ty)
 
 
 def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
@@ -94,6 +122,11 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
         return
     v = inst.value
     tv = fp.tangent(v)
+    if p in fp.interleaved:  # a floating-point scalar: one vector store
+        assert not isinstance(sp, list)
+        t = tv if tv is not None else zero_tangent(v.type, fp.width)
+        fp.b.store(t, sp, _lane_align(inst, v.type))  # type: ignore[arg-type]
+        return
     if tv is None:
         tv = zero_tangent(v.type, fp.width)
         if v.type.is_pointer:
@@ -159,7 +192,10 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         return
     if name in FREE_FUNCTIONS:
         t = fp.tangent(call.args[0])
-        if t is not None:
+        if call.args[0] in fp.interleaved:
+            sized = [fp.b.mul(a, ir.ConstantInt(a.type, fp.width)) for a in call.args[1:]]
+            fp.b.call(callee, [t, *sized])  # type: ignore[list-item, arg-type]
+        elif t is not None:
             for s in t if isinstance(t, list) else [t]:
                 fp.b.call(callee, [s, *call.args[1:]])  # type: ignore[arg-type]  # _ZdlPvm: size
         return
@@ -213,6 +249,9 @@ def _set_struct_tangent(
 def _visit_alloc(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     """malloc/calloc/new/realloc: a shadow allocation of the same size, zeroed."""
     assert isinstance(call, ir.CallInst)
+    if call in fp.interleaved:
+        fp.tangents[call] = _interleaved_alloc(fp, call, name)
+        return
     shadows: list[ir.Value] = []
     for _ in range(fp.width):
         if name == "realloc":
@@ -230,6 +269,20 @@ def _visit_alloc(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
             fp.b.memset(sh, 0, size)
         shadows.append(sh)
     fp.tangents[call] = shadows[0] if fp.width == 1 else shadows
+
+
+def _interleaved_alloc(fp: ForwardPass, call: ir.CallInst, name: str) -> ir.Value:
+    """One zeroed shadow buffer ``width`` times the size of the primal allocation."""
+    b = fp.b
+    args = list(call.args)
+    size_at = {"calloc": 1, "aligned_alloc": 1}.get(name, 0)
+    args[size_at] = b.mul(args[size_at], ir.ConstantInt(args[size_at].type, fp.width))
+    shadow = b.call(call.callee, args, call.function_type,
+                    name=f"'{call.name}" if call.name else None)
+    if name != "calloc":
+        total = args[size_at]
+        b.memset(shadow, 0, total if total.type == ir.i64 else b.zext(total, ir.i64))
+    return shadow
 
 
 def _usable_size(fp: ForwardPass) -> ir.Function:
@@ -262,6 +315,11 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     dst_t = fp.tangent(dst)
     if dst_t is None:
         return
+    if dst in fp.interleaved:  # memset: the only transfer interleaved memory admits
+        length = fp.b.mul(call.args[2], ir.ConstantInt(call.args[2].type, fp.width))
+        _copy(fp, call, {dst: dst_t, call.args[1]: ir.ConstantInt(ir.i8, 0),  # type: ignore[dict-item]
+                         call.args[2]: length})
+        return
     dsts = dst_t if isinstance(dst_t, list) else [dst_t]
     if name.startswith("llvm.memset."):
         for d in dsts:
@@ -290,7 +348,10 @@ def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function)
         args.append(a)
         if act is DiffeType.DUP:
             t = fp.tangent_or_zero(a, p)
-            args.extend(fp.lanes(t, p))
+            if a in fp.interleaved:  # the callee takes the interleaved shadow as is
+                args.append(t)  # type: ignore[arg-type]
+            else:
+                args.extend(fp.lanes(t, p))
     args.extend(call.args[len(callee.function_type.params):])
     b = fp.b
     b.position_before(call)

@@ -1,0 +1,190 @@
+"""Interleaved shadow memory for vector forward mode (width N > 1).
+
+The shadow of a pointer normally is N separate pointers, one per tangent (Enzyme's
+layout, and the one a user passes to ``__enzyme_fwddiff``). For memory that irgrad
+allocates itself -- the shadow of a ``malloc``/``alloca`` inside the differentiated code
+-- that layout makes every load of an active ``double`` N scalar loads from N buffers,
+assembled into the ``<N x double>`` tangent, and every store N extracts and N stores:
+N lane pointers live at once, far more than there are registers.
+
+Such a shadow is laid out *interleaved* instead: one buffer of N times the size, where
+the N tangents of the element at byte offset ``o`` sit side by side at ``o * N``. The
+shadow pointer of ``p = base + o`` is ``shadow_base + o * N`` (a GEP on the shadow
+scales its offset by N: ``gep double, %p, %i`` becomes ``gep [N x double], %p', %i``),
+and the tangent of a ``double`` load is one ``<N x double>`` load.
+
+That holds only while every access to the memory is a scalar of one floating-point
+type (``load``/``store double``), so :func:`interleaved_values` admits an allocation only
+if every use of it and of the pointers derived from it is one of: a GEP over scalars or
+arrays of scalars, a non-volatile ``load``/``store`` of one floating-point type (as the
+address), ``llvm.memset``, ``free``/``delete``, a lifetime marker, ``icmp``/``ptrtoint``
+(which read the primal only), or an argument of a defined function whose parameter
+admits the same (checked recursively: the callee's derivative then takes one
+interleaved shadow for that parameter, see ``FnConfig.extra["interleaved"]``). Anything
+else -- the pointer stored to memory, a phi or select of pointers, ``memcpy``, an
+external call, integer or vector accesses -- keeps the per-tangent layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from irgrad import ir
+
+INTERLEAVED_KEY = "interleaved"
+ROOT_ALLOCATORS = frozenset({"malloc", "calloc", "_Znwm", "_Znam", "aligned_alloc"})
+_FREES = frozenset({"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"})
+
+
+class _Reject(Exception):
+    """A use that the interleaved layout cannot express."""
+
+
+def widened(ty: ir.Type, width: int) -> ir.Type | None:
+    """The GEP source type that scales ``ty``'s offsets by ``width`` (None: not
+    expressible, e.g. a struct whose fields would need different scaling)."""
+    if ty.is_integer or ty.is_float or ty.is_pointer:
+        return ir.ArrayType(width, ty)
+    if isinstance(ty, ir.ArrayType):
+        inner = widened(ty.element, width)
+        return ir.ArrayType(ty.count, inner) if inner is not None else None
+    return None
+
+
+def interleaved_params(config_extra: Iterable[tuple[str, object]]) -> frozenset[int]:
+    """The parameter indices a forward derivative receives interleaved shadows for."""
+    for key, value in config_extra:
+        if key == INTERLEAVED_KEY:
+            return frozenset(value)  # type: ignore[call-overload]
+    return frozenset()
+
+
+def _callee_name(call: ir.CallBase) -> str:
+    callee = call.called_function
+    return callee.name if callee is not None else ""
+
+
+def _unify(elem: ir.Type | None, ty: ir.Type | None) -> ir.Type | None:
+    if elem is None:
+        return ty
+    if ty is None or ty == elem:
+        return elem
+    raise _Reject
+
+
+class InterleavingAnalysis:
+    """Decides which shadows are interleaved; remembers its answers per callee parameter
+    (one instance per derivative context)."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._params: dict[tuple[int, int], ir.Type | bool | None] = {}
+        self._pinned: list[ir.Function] = []  # keeps ids in _params valid
+
+    def check(self, root: ir.Value) -> tuple[ir.Type | None, list[ir.Value]]:
+        """The element type and the derived pointers (root included) of an admissible
+        root; raises :class:`_Reject` if some use is not admissible."""
+        elem: ir.Type | None = None
+        derived: list[ir.Value] = [root]
+        seen = {id(root)}
+        k = 0
+        while k < len(derived):
+            v = derived[k]
+            k += 1
+            for use in v.uses:
+                u = use.user
+                if isinstance(u, ir.GetElementPtrInst):
+                    if use.index != 0 or u.type.is_vector:
+                        raise _Reject
+                    if widened(u.source_type, self.width) is None:
+                        raise _Reject
+                    if id(u) not in seen:
+                        seen.add(id(u))
+                        derived.append(u)
+                elif isinstance(u, ir.LoadInst | ir.StoreInst):
+                    ty = u.type if isinstance(u, ir.LoadInst) else u.value.type
+                    if isinstance(u, ir.StoreInst) and use.index != 1:
+                        raise _Reject  # the pointer itself is stored
+                    if u.volatile or u.is_atomic or not ty.is_float:
+                        raise _Reject
+                    elem = _unify(elem, ty)
+                elif isinstance(u, ir.CallBase):
+                    elem = _unify(elem, self._call_use(u, use.index))
+                elif u.opcode not in ("icmp", "ptrtoint"):
+                    raise _Reject
+        return elem, derived
+
+    def _call_use(self, call: ir.CallBase, index: int) -> ir.Type | None:
+        name = _callee_name(call)
+        if name.startswith("llvm.lifetime."):
+            return None
+        if name.startswith("llvm.memset.") and index == 0:
+            return None
+        if name in _FREES and index == 0:
+            return None
+        callee = call.called_function
+        if (
+            not isinstance(call, ir.CallInst)
+            or callee is None
+            or callee.is_declaration
+            or index >= len(callee.function_type.params)
+            or call.callee is not callee
+        ):
+            raise _Reject
+        return self.param_element(callee, index)
+
+    def param_element(self, fn: ir.Function, index: int) -> ir.Type | None:
+        """The element type of parameter ``index`` of ``fn`` if an interleaved shadow can
+        be passed for it (raises :class:`_Reject` otherwise)."""
+        key = (id(fn), index)
+        known = self._params.get(key)
+        if known is False:
+            raise _Reject
+        if known is not None or key in self._params:
+            return known  # type: ignore[return-value]
+        self._pinned.append(fn)
+        self._params[key] = False  # recursion: assume not admissible while checking
+        elem, _ = self.check(fn.args[index])
+        self._params[key] = elem
+        return elem
+
+    def admissible_param(self, fn: ir.Function, index: int) -> bool:
+        try:
+            self.param_element(fn, index)
+        except _Reject:
+            return False
+        return True
+
+
+def interleaved_values(
+    analysis: InterleavingAnalysis,
+    blocks: Iterable[ir.BasicBlock],
+    forced: Iterable[ir.Value] = (),
+) -> set[ir.Value]:
+    """Every pointer value of a function body (given by its blocks) whose shadow is
+    interleaved: the admissible allocations with at least one access, the pointers
+    derived from them, and everything derived from the ``forced`` roots (parameters
+    whose caller passes an interleaved shadow)."""
+    out: set[ir.Value] = set()
+    for root in forced:
+        try:
+            _, derived = analysis.check(root)
+        except _Reject as exc:  # the caller checked the same parameter
+            raise AssertionError(f"interleaved shadow passed for {root!r}") from exc
+        out.update(derived)
+    for bb in blocks:
+        for inst in bb.instructions:
+            if isinstance(inst, ir.AllocaInst):
+                if widened(inst.allocated_type, analysis.width) is None:
+                    continue
+            elif not (
+                isinstance(inst, ir.CallInst) and _callee_name(inst) in ROOT_ALLOCATORS
+            ):
+                continue
+            try:
+                elem, derived = analysis.check(inst)
+            except _Reject:
+                continue
+            if elem is not None:
+                out.update(derived)
+    return out
