@@ -82,6 +82,7 @@ REJECTED = {
     "callee_leaks_it": "call void @leaks(ptr %m, ptr %out)\n store double 1.0, ptr %m",
     "callee_other_type": "call void @floats(ptr %m)\n store double 1.0, ptr %m",
     "recursive_callee": "call void @recurses(ptr %m, i64 3)",  # conservatively
+    "byval_argument": "call void @reads(ptr byval([8 x double]) %m)",
     "no_access": "call void @free(ptr %m)",  # nothing to gain
 }
 

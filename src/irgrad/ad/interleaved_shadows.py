@@ -34,6 +34,8 @@ from irgrad import ir
 INTERLEAVED_KEY = "interleaved"
 ROOT_ALLOCATORS = frozenset({"malloc", "calloc", "_Znwm", "_Znam", "aligned_alloc"})
 _FREES = frozenset({"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"})
+# a pointer argument with one of these is a copy (or an ABI slot), not the memory itself
+_COPYING_ATTRS = ("byval", "byref", "inalloca", "preallocated", "sret")
 
 
 class _Reject(Exception):
@@ -129,6 +131,7 @@ class InterleavingAnalysis:
             or callee.is_declaration
             or index >= len(callee.function_type.params)
             or call.callee is not callee
+            or any(attr.startswith(_COPYING_ATTRS) for attr in call.arg_attrs[index])
         ):
             raise _Reject
         return self.param_element(callee, index)
