@@ -3,7 +3,8 @@
 Each case is a function with one allocation %m and one way of using it; the analysis
 must admit exactly the uses the interleaved layout can express (scalar floating-point
 loads/stores through GEPs over scalars or arrays, memset, free, lifetime markers,
-comparisons, admissible callee parameters) and reject the rest. The numbers of both
+comparisons, admissible callee parameters, copies between buffers decided together) and
+reject the rest. The numbers of both
 layouts are checked by the programs width4_interleaved_buffers.c and
 width3_shadow_layout_fallback.c; the emitted IR by golden/ad/fwd_vector_interleaved_shadow.ll.
 """
@@ -118,6 +119,60 @@ def test_rejected(case: str) -> None:
 def test_other_allocations(alloc: str) -> None:
     assert _decide("store double 1.0, ptr %m", alloc)
     assert not _decide("call void @ext(ptr %m)\n store double 1.0, ptr %m", alloc)
+
+
+COPIES = """
+define void @f(ptr %out, i1 %c) {
+  %a = call ptr @malloc(i64 64)
+  %b = alloca [8 x double]
+  %e = call ptr @malloc(i64 64)
+  store double 1.0, ptr %a
+  %a1 = getelementptr inbounds double, ptr %a, i64 1
+  call void @llvm.memcpy.p0.p0.i64(ptr %b, ptr %a1, i64 56, i1 false)
+  %v = load double, ptr %b
+  call void @llvm.memcpy.p0.p0.i64(ptr %e, ptr %b, i64 8, i1 false)
+  $EXTRA
+  ret void
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "admitted"),
+    [
+        ("", True),  # a -> b -> e: one group, all interleaved
+        ("store ptr %e, ptr %out", False),  # e escapes: the whole group keeps N shadows
+        ("store float 1.0, ptr %e", False),  # two element types in one group
+        ("call void @llvm.memcpy.p0.p0.i64(ptr %e, ptr %out, i64 8, i1 false)", False),
+    ],
+)
+def test_copies_decide_buffers_together(extra: str, admitted: bool) -> None:
+    module = ir.parse_module(HEADER + COPIES.replace("$EXTRA", extra))
+    fn = module.get_function("f")
+    assert fn is not None
+    chosen = {v.name for v in interleaved_values(InterleavingAnalysis(4), fn.blocks)}
+    assert chosen == ({"a", "a1", "b", "e"} if admitted else set())
+
+
+def test_copies_are_rejected_in_callees() -> None:
+    """A parameter's memory is decided by the caller, before the callee's own buffers:
+    a copy between them keeps the per-tangent layout."""
+    module = ir.parse_module(HEADER + """
+define internal void @copies(ptr %p) {
+  %t = alloca double
+  call void @llvm.memcpy.p0.p0.i64(ptr %t, ptr %p, i64 8, i1 false)
+  ret void
+}
+define void @f() {
+  %m = call ptr @malloc(i64 64)
+  store double 1.0, ptr %m
+  call void @copies(ptr %m)
+  ret void
+}
+""")
+    fn = module.get_function("f")
+    assert fn is not None
+    assert not interleaved_values(InterleavingAnalysis(4), fn.blocks)
 
 
 def test_derived_pointers_are_interleaved_too() -> None:

@@ -315,7 +315,7 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     dst_t = fp.tangent(dst)
     if dst_t is None:
         return
-    if dst in fp.interleaved:  # memset: the only transfer interleaved memory admits
+    if dst in fp.interleaved and name.startswith("llvm.memset."):
         length = fp.b.mul(call.args[2], ir.ConstantInt(call.args[2].type, fp.width))
         _copy(fp, call, {dst: dst_t, call.args[1]: ir.ConstantInt(ir.i8, 0),  # type: ignore[dict-item]
                          call.args[2]: length})
@@ -327,6 +327,10 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
         return
     src = call.args[1]
     src_t = fp.tangent(src)
+    if dst in fp.interleaved:  # both sides interleaved (decided together): bytes x N
+        length = fp.b.mul(call.args[2], ir.ConstantInt(call.args[2].type, fp.width))
+        _copy(fp, call, {dst: dst_t, src: src_t, call.args[2]: length})  # type: ignore[dict-item]
+        return
     if src_t is None:  # copying constant data: the destination's tangent becomes zero
         for d in dsts:
             fp.b.memset(d, 0, call.args[2])

@@ -20,9 +20,12 @@ arrays of scalars, a non-volatile ``load``/``store`` of one floating-point type 
 address), ``llvm.memset``, ``free``/``delete``, a lifetime marker, ``icmp``/``ptrtoint``
 (which read the primal only), or an argument of a defined function whose parameter
 admits the same (checked recursively: the callee's derivative then takes one
-interleaved shadow for that parameter, see ``FnConfig.extra["interleaved"]``). Anything
-else -- the pointer stored to memory, a phi or select of pointers, ``memcpy``, an
-external call, integer or vector accesses -- keeps the per-tangent layout.
+interleaved shadow for that parameter, see ``FnConfig.extra["interleaved"]``), or a
+``memcpy``/``memmove`` to or from another allocation of the same function (the buffers
+joined by copies are decided together: all interleaved with one element type, or none).
+Anything else -- the pointer stored to memory, a phi or select of pointers, a copy from
+a parameter or a global, an external call, integer or vector accesses -- keeps the
+per-tangent layout.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ ROOT_ALLOCATORS = frozenset({"malloc", "calloc", "_Znwm", "_Znam", "aligned_allo
 _FREES = frozenset({"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"})
 # a pointer argument with one of these is a copy (or an ABI slot), not the memory itself
 _COPYING_ATTRS = ("byval", "byref", "inalloca", "preallocated", "sret")
+_TRANSFERS = ("llvm.memcpy.", "llvm.memmove.")
 
 
 class _Reject(Exception):
@@ -83,9 +87,14 @@ class InterleavingAnalysis:
         self._params: dict[tuple[int, int], ir.Type | bool | None] = {}
         self._pinned: list[ir.Function] = []  # keeps ids in _params valid
 
-    def check(self, root: ir.Value) -> tuple[ir.Type | None, list[ir.Value]]:
+    def check(
+        self, root: ir.Value, links: list[ir.Value] | None = None
+    ) -> tuple[ir.Type | None, list[ir.Value]]:
         """The element type and the derived pointers (root included) of an admissible
-        root; raises :class:`_Reject` if some use is not admissible."""
+        root; raises :class:`_Reject` if some use is not admissible. With ``links``, a
+        ``memcpy``/``memmove`` between this memory and other memory is admitted and the
+        other pointer appended to ``links`` (the caller decides both buffers together);
+        without, it is rejected."""
         elem: ir.Type | None = None
         derived: list[ir.Value] = [root]
         seen = {id(root)}
@@ -111,6 +120,12 @@ class InterleavingAnalysis:
                         raise _Reject
                     elem = _unify(elem, ty)
                 elif isinstance(u, ir.CallBase):
+                    name = _callee_name(u)
+                    if name.startswith(_TRANSFERS) and use.index in (0, 1):
+                        if links is None:
+                            raise _Reject
+                        links.append(u.args[1 - use.index])
+                        continue
                     elem = _unify(elem, self._call_use(u, use.index))
                 elif u.opcode not in ("icmp", "ptrtoint"):
                     raise _Reject
@@ -159,6 +174,18 @@ class InterleavingAnalysis:
         return True
 
 
+def _is_root(inst: ir.Value, width: int) -> bool:
+    if isinstance(inst, ir.AllocaInst):
+        return widened(inst.allocated_type, width) is not None
+    return isinstance(inst, ir.CallInst) and _callee_name(inst) in ROOT_ALLOCATORS
+
+
+def _root_of(p: ir.Value) -> ir.Value:
+    while isinstance(p, ir.GetElementPtrInst):
+        p = p.pointer
+    return p
+
+
 def interleaved_values(
     analysis: InterleavingAnalysis,
     blocks: Iterable[ir.BasicBlock],
@@ -167,7 +194,10 @@ def interleaved_values(
     """Every pointer value of a function body (given by its blocks) whose shadow is
     interleaved: the admissible allocations with at least one access, the pointers
     derived from them, and everything derived from the ``forced`` roots (parameters
-    whose caller passes an interleaved shadow)."""
+    whose caller passes an interleaved shadow).
+
+    Allocations joined by ``memcpy``/``memmove`` are decided together: all of them
+    interleaved (one element type) or none."""
     out: set[ir.Value] = set()
     for root in forced:
         try:
@@ -175,19 +205,35 @@ def interleaved_values(
         except _Reject as exc:  # the caller checked the same parameter
             raise AssertionError(f"interleaved shadow passed for {root!r}") from exc
         out.update(derived)
+    found: dict[ir.Value, tuple[ir.Type | None, list[ir.Value], list[ir.Value]]] = {}
     for bb in blocks:
         for inst in bb.instructions:
-            if isinstance(inst, ir.AllocaInst):
-                if widened(inst.allocated_type, analysis.width) is None:
-                    continue
-            elif not (
-                isinstance(inst, ir.CallInst) and _callee_name(inst) in ROOT_ALLOCATORS
-            ):
+            if not _is_root(inst, analysis.width):
                 continue
+            links: list[ir.Value] = []
             try:
-                elem, derived = analysis.check(inst)
+                elem, derived = analysis.check(inst, links)
             except _Reject:
                 continue
-            if elem is not None:
-                out.update(derived)
+            found[inst] = (elem, derived, [_root_of(p) for p in links])
+    # a group of buffers joined by copies: every member admissible, one element type
+    decided: set[ir.Value] = set()
+    for start in found:
+        if start in decided:
+            continue
+        group, todo, ok = [start], [start], True
+        decided.add(start)
+        while todo:
+            for other in found[todo.pop()][2]:
+                if other not in found:  # a parameter, a global, a rejected buffer
+                    ok = False
+                elif other not in decided:
+                    decided.add(other)
+                    group.append(other)
+                    todo.append(other)
+        elems = {found[r][0] for r in group} - {None}
+        if not ok or len(elems) != 1:
+            continue
+        for r in group:
+            out.update(found[r][1])
     return out

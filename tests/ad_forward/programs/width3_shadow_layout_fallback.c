@@ -1,7 +1,8 @@
 // Width 3 through local memory the interleaved shadow layout does not admit, next to
-// memory it does: a buffer copied with memcpy, one whose pointer is stored in a struct,
-// a pointer chosen by a select, and integer data in the same allocation as doubles. Each
-// keeps one shadow per tangent; the derivatives must be the same either way.
+// memory it does: one whose pointer is stored in a struct, a pointer chosen by a select
+// (and the buffer memcpy'd from it: copies decide both buffers together), and integer
+// data in the same allocation as doubles. Each keeps one shadow per tangent; the
+// derivatives must be the same either way.
 #include "fd_check.h"
 void __enzyme_fwddiff(void *, ...);
 
@@ -19,7 +20,7 @@ void f(const double *x, double *y, int flip) {
   double *c = malloc(sizeof(double) * N);
   long long *mixed = malloc(sizeof(long long) * 2 * N);
   for (int i = 0; i < N; i++) { a[i] = x[i] * x[i]; c[i] = cos(x[i]); }
-  memcpy(b, a, sizeof(double) * N);            // a and b: memcpy
+  memcpy(b, a, sizeof(double) * N);            // b: a copy of a (which pick selects)
   struct holder h = {c, N};                    // c: stored into a struct
   double *pick = flip ? a : c;                 // select of pointers
   for (int i = 0; i < N; i++) {

@@ -1,7 +1,8 @@
 // Width 4 through scratch memory the function allocates itself (malloc, calloc, a local
 // array), filled by a callee that is not inlined, accumulated over a double loop (the
-// shape of ADBench Hand's skinning loop) and read back at byte offsets: these shadows
-// are interleaved (one buffer, the 4 tangents of an element side by side).
+// shape of ADBench Hand's skinning loop), copied between buffers with memcpy and read
+// back at byte offsets: these shadows are interleaved (one buffer, the 4 tangents of an
+// element side by side).
 #include "fd_check.h"
 void __enzyme_fwddiff(void *, ...);
 
@@ -22,16 +23,20 @@ void f(const double *x, double *y) {
   double *acc = calloc(M, sizeof(double));
   double loc[N];
   fill(t, x, N);
+  double *t2 = malloc(sizeof(double) * N);
+  memcpy(t2, t, sizeof(double) * N);  // a copy between interleaved buffers
+  t2[1] *= t2[0];
   memset(loc, 0, sizeof loc);
   for (int b = 0; b < N; b++) {      // accumulate over "bones"
     for (int v = 0; v < M; v++)      // ... into every "vertex"
       acc[v] += t[b] * x[(b + v) % N];
-    loc[b] = t[b] * t[(b + 2) % N];
+    loc[b] = t[b] * t2[(b + 2) % N];
   }
   add_scaled(acc, loc, 0.5, M);
   tail_update(acc + 2);             // a derived pointer crosses the call
   for (int v = 0; v < M; v++) y[v] = acc[v] + loc[v] * x[v];
   free(acc);
+  free(t2);
   free(t);
 }
 
