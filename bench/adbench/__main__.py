@@ -16,6 +16,11 @@ os.environ.setdefault(
     "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 )
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# NumPy's OpenBLAS would start a thread per core that spins after each BLAS call (the
+# checks use NumPy): on a 2-core machine that thread shares the core being timed
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse
 import sys
