@@ -18,14 +18,7 @@ import llvmlite.binding as llvm
 #   runs. Reverse passes run their loops backwards, so a matrix-vector gradient's
 #   ``dy[j] += a * x[i][j]`` never vectorized (measured: gradient / primal 3.3 -> 2.7).
 #   Unhoisted, the check runs once per inner loop entry.
-# - epilogue-vectorization-minimum-VF: a vectorized loop whose main body handles
-#   VF x interleave elements per iteration leaves up to that many minus one to a scalar
-#   remainder loop. x86 vectorizes that remainder only from 16 elements up; reverse
-#   passes are full of short inner loops handling 8 (4 doubles x 2 accumulators: the
-#   adjoint reduction of a triangular matrix-vector product), whose scalar remainder
-#   was a fifth of ADBench GMM d=64's gradient time. From 8 up, the remainder gets a
-#   vector loop too (GMM d=64 gradient 7-10% faster; bench/kernels.py unchanged).
-LLVM_OPTIONS = ("-hoist-runtime-checks=false", "-epilogue-vectorization-minimum-VF=8")
+LLVM_OPTIONS = ("-hoist-runtime-checks=false",)
 
 
 @functools.cache
