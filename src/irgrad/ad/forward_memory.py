@@ -37,8 +37,17 @@ def _copy(fp: ForwardPass, inst: ir.Instruction, mapping: dict[ir.Value, ir.Valu
     new = clone_instruction(inst, mapping)
     new.name = None
     new.metadata = [(k, v) for k, v in inst.metadata if k == "dbg"]
-    fp.b.insert(new, f"{suffix}{inst.name}" if inst.name and not inst.type.is_void else None)
+    fp.b.insert(new, _shadow_name(inst, suffix) if not inst.type.is_void else None)
     return new
+
+
+def _shadow_name(v: ir.Value, prefix: str = "'") -> str | None:
+    return f"{prefix}{v.name}" if v.name else None
+
+
+def _times_width(fp: ForwardPass, v: ir.Value) -> ir.Value:
+    """``v * N``: a byte count of interleaved shadow memory."""
+    return fp.b.mul(v, ir.ConstantInt(v.type, fp.width))
 
 
 def visit_alloca(fp: ForwardPass, inst: ir.AllocaInst) -> None:
@@ -46,8 +55,7 @@ def visit_alloca(fp: ForwardPass, inst: ir.AllocaInst) -> None:
     if inst in fp.interleaved:
         ty = widened(inst.allocated_type, fp.width)
         assert ty is not None
-        sh = fp.b.alloca(ty, inst.count, inst.align,
-                         name=f"'{inst.name}" if inst.name else None)
+        sh = fp.b.alloca(ty, inst.count, inst.align, name=_shadow_name(inst))
         _zero_fill(fp, sh, ty, inst.count)
         fp.tangents[inst] = sh
         return
@@ -78,7 +86,7 @@ def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
         ty = widened(inst.source_type, fp.width)
         assert ty is not None and not isinstance(t, list)
         fp.tangents[inst] = fp.b.gep(ty, t, inst.indices, flags=inst.flags,
-                                     name=f"'{inst.name}" if inst.name else None)
+                                     name=_shadow_name(inst))
         return
     lanes = t if isinstance(t, list) else [t]
     out = [_copy(fp, inst, {base: s}) for s in lanes]
@@ -93,8 +101,7 @@ def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
     if p in fp.interleaved:  # the N tangents side by side: one vector load
         assert not isinstance(t, list)
         fp.tangents[inst] = fp.b.load(tangent_type(inst.type, fp.width), t,
-                                      _lane_align(inst, inst.type),
-                                      name=f"'{inst.name}" if inst.name else None)
+                                      _lane_align(inst, inst.type), name=_shadow_name(inst))
         return
     lanes = t if isinstance(t, list) else [t]
     loaded = [_copy(fp, inst, {p: s}) for s in lanes]
@@ -193,7 +200,7 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     if name in FREE_FUNCTIONS:
         t = fp.tangent(call.args[0])
         if call.args[0] in fp.interleaved:
-            sized = [fp.b.mul(a, ir.ConstantInt(a.type, fp.width)) for a in call.args[1:]]
+            sized = [_times_width(fp, a) for a in call.args[1:]]
             fp.b.call(callee, [t, *sized])  # type: ignore[list-item, arg-type]
         elif t is not None:
             for s in t if isinstance(t, list) else [t]:
@@ -276,9 +283,8 @@ def _interleaved_alloc(fp: ForwardPass, call: ir.CallInst, name: str) -> ir.Valu
     b = fp.b
     args = list(call.args)
     size_at = {"calloc": 1, "aligned_alloc": 1}.get(name, 0)
-    args[size_at] = b.mul(args[size_at], ir.ConstantInt(args[size_at].type, fp.width))
-    shadow = b.call(call.callee, args, call.function_type,
-                    name=f"'{call.name}" if call.name else None)
+    args[size_at] = _times_width(fp, args[size_at])
+    shadow = b.call(call.callee, args, call.function_type, name=_shadow_name(call))
     if name != "calloc":
         total = args[size_at]
         b.memset(shadow, 0, total if total.type == ir.i64 else b.zext(total, ir.i64))
@@ -316,9 +322,8 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     if dst_t is None:
         return
     if dst in fp.interleaved and name.startswith("llvm.memset."):
-        length = fp.b.mul(call.args[2], ir.ConstantInt(call.args[2].type, fp.width))
         _copy(fp, call, {dst: dst_t, call.args[1]: ir.ConstantInt(ir.i8, 0),  # type: ignore[dict-item]
-                         call.args[2]: length})
+                         call.args[2]: _times_width(fp, call.args[2])})
         return
     dsts = dst_t if isinstance(dst_t, list) else [dst_t]
     if name.startswith("llvm.memset."):
@@ -328,8 +333,8 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     src = call.args[1]
     src_t = fp.tangent(src)
     if dst in fp.interleaved:  # both sides interleaved (decided together): bytes x N
-        length = fp.b.mul(call.args[2], ir.ConstantInt(call.args[2].type, fp.width))
-        _copy(fp, call, {dst: dst_t, src: src_t, call.args[2]: length})  # type: ignore[dict-item]
+        _copy(fp, call, {dst: dst_t, src: src_t,  # type: ignore[dict-item]
+                         call.args[2]: _times_width(fp, call.args[2])})
         return
     if src_t is None:  # copying constant data: the destination's tangent becomes zero
         for d in dsts:

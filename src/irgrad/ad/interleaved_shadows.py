@@ -33,10 +33,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from irgrad import ir
+from irgrad.ad.reverse_activity import ALLOCATION_FUNCTIONS, FREE_FUNCTIONS, callee_name
 
 INTERLEAVED_KEY = "interleaved"
-ROOT_ALLOCATORS = frozenset({"malloc", "calloc", "_Znwm", "_Znam", "aligned_alloc"})
-_FREES = frozenset({"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"})
+# fresh memory (realloc's result is the old block's)
+ROOT_ALLOCATORS = (ALLOCATION_FUNCTIONS - {"realloc"}) | {"aligned_alloc"}
 # a pointer argument with one of these is a copy (or an ABI slot), not the memory itself
 _COPYING_ATTRS = ("byval", "byref", "inalloca", "preallocated", "sret")
 _TRANSFERS = ("llvm.memcpy.", "llvm.memmove.")
@@ -65,11 +66,6 @@ def interleaved_params(config_extra: Iterable[tuple[str, object]]) -> frozenset[
     return frozenset()
 
 
-def _callee_name(call: ir.CallBase) -> str:
-    callee = call.called_function
-    return callee.name if callee is not None else ""
-
-
 def _unify(elem: ir.Type | None, ty: ir.Type | None) -> ir.Type | None:
     if elem is None:
         return ty
@@ -84,8 +80,9 @@ class InterleavingAnalysis:
 
     def __init__(self, width: int) -> None:
         self.width = width
-        self._params: dict[tuple[int, int], ir.Type | bool | None] = {}
-        self._pinned: list[ir.Function] = []  # keeps ids in _params valid
+        # per (function, parameter): its element type, None (no access) or False (not
+        # admissible, also while the check is in progress: recursion is rejected)
+        self._params: dict[tuple[ir.Function, int], ir.Type | bool | None] = {}
 
     def check(
         self, root: ir.Value, links: list[ir.Value] | None = None
@@ -97,7 +94,7 @@ class InterleavingAnalysis:
         without, it is rejected."""
         elem: ir.Type | None = None
         derived: list[ir.Value] = [root]
-        seen = {id(root)}
+        seen = {root}
         k = 0
         while k < len(derived):
             v = derived[k]
@@ -109,8 +106,8 @@ class InterleavingAnalysis:
                         raise _Reject
                     if widened(u.source_type, self.width) is None:
                         raise _Reject
-                    if id(u) not in seen:
-                        seen.add(id(u))
+                    if u not in seen:
+                        seen.add(u)
                         derived.append(u)
                 elif isinstance(u, ir.LoadInst | ir.StoreInst):
                     ty = u.type if isinstance(u, ir.LoadInst) else u.value.type
@@ -120,7 +117,7 @@ class InterleavingAnalysis:
                         raise _Reject
                     elem = _unify(elem, ty)
                 elif isinstance(u, ir.CallBase):
-                    name = _callee_name(u)
+                    name = callee_name(u) or ""
                     if name.startswith(_TRANSFERS) and use.index in (0, 1):
                         if links is None:
                             raise _Reject
@@ -132,12 +129,12 @@ class InterleavingAnalysis:
         return elem, derived
 
     def _call_use(self, call: ir.CallBase, index: int) -> ir.Type | None:
-        name = _callee_name(call)
+        name = callee_name(call) or ""
         if name.startswith("llvm.lifetime."):
             return None
         if name.startswith("llvm.memset.") and index == 0:
             return None
-        if name in _FREES and index == 0:
+        if name in FREE_FUNCTIONS and index == 0:
             return None
         callee = call.called_function
         if (
@@ -154,30 +151,20 @@ class InterleavingAnalysis:
     def param_element(self, fn: ir.Function, index: int) -> ir.Type | None:
         """The element type of parameter ``index`` of ``fn`` if an interleaved shadow can
         be passed for it (raises :class:`_Reject` otherwise)."""
-        key = (id(fn), index)
-        known = self._params.get(key)
+        key = (fn, index)
+        if key not in self._params:
+            self._params[key] = False
+            self._params[key] = self.check(fn.args[index])[0]
+        known = self._params[key]
         if known is False:
             raise _Reject
-        if known is not None or key in self._params:
-            return known  # type: ignore[return-value]
-        self._pinned.append(fn)
-        self._params[key] = False  # recursion: assume not admissible while checking
-        elem, _ = self.check(fn.args[index])
-        self._params[key] = elem
-        return elem
-
-    def admissible_param(self, fn: ir.Function, index: int) -> bool:
-        try:
-            self.param_element(fn, index)
-        except _Reject:
-            return False
-        return True
+        return known  # type: ignore[return-value]
 
 
 def _is_root(inst: ir.Value, width: int) -> bool:
     if isinstance(inst, ir.AllocaInst):
         return widened(inst.allocated_type, width) is not None
-    return isinstance(inst, ir.CallInst) and _callee_name(inst) in ROOT_ALLOCATORS
+    return isinstance(inst, ir.CallInst) and callee_name(inst) in ROOT_ALLOCATORS
 
 
 def _root_of(p: ir.Value) -> ir.Value:

@@ -36,6 +36,15 @@ def _header(b: IRBuilder, data: ir.Value) -> ir.Value:
     return b.gep(ir.i8, data, [ir.ConstantInt(ir.i64, -HEADER_BYTES)])
 
 
+def _swap_cache(b: IRBuilder, module: ir.Module, tape: ir.Value, name: str, *,
+                if_empty: ir.BasicBlock, otherwise: ir.BasicBlock) -> ir.Value:
+    """Put ``tape`` (or null) into the module's tape cache atomically and branch on
+    whether the cache held one; returns what it held."""
+    old = b.atomicrmw("xchg", _cache_global(module), tape, name=name)
+    b.cond_br(b.icmp("eq", old, ir.ConstantPointerNull(ir.ptr)), if_empty, otherwise)
+    return old
+
+
 def _cache_global(module: ir.Module) -> ir.GlobalVariable:
     """``@__irgrad_tape_cache``: the module's last released heap tape (or null)."""
     for gv in module.globals:
@@ -79,8 +88,7 @@ def tape_release_function(module: ir.Module, cached: bool = True) -> ir.Function
         small = b.icmp("ule", cap, ir.ConstantInt(ir.i64, CACHE_LIMIT_BYTES), name="small")
         b.cond_br(small, keep, drop)
         b.position_at_end(keep)
-        old = b.atomicrmw("xchg", _cache_global(module), base, name="old")
-        b.cond_br(b.icmp("eq", old, ir.ConstantPointerNull(ir.ptr)), done, drop_old)
+        old = _swap_cache(b, module, base, "old", if_empty=done, otherwise=drop_old)
         b.position_at_end(drop_old)
         b.call(free, [_header(b, old)])
         b.br(done)
@@ -131,8 +139,8 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
         free = module.get_or_insert_function("free", ir.FunctionType(ir.void, [ir.ptr]))
         check_bb = fn.append_basic_block("grow.cached")
         drop_bb = fn.append_basic_block("grow.drop")
-        cached_tape = b.atomicrmw("xchg", _cache_global(module), null, name="cached")
-        b.cond_br(b.icmp("eq", cached_tape, null), fresh_bb, check_bb)
+        cached_tape = _swap_cache(b, module, null, "cached", if_empty=fresh_bb,
+                                  otherwise=check_bb)
         b.position_at_end(check_bb)
         cached_cap = b.load(ir.i64, _header(b, cached_tape), name="cached.cap")
         b.cond_br(b.icmp("uge", cached_cap, c2, name="fits"), copy_bb, drop_bb)
