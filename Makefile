@@ -12,6 +12,7 @@ demo: setup
 
 lint: setup
 	@.venv/bin/ruff check src tests bench examples
+	@.venv/bin/lint-imports
 
 test: setup lint
 	@$(PY) -m pytest -q -n 2 --dist loadgroup

@@ -7,7 +7,7 @@ wrappers of :mod:`irgrad.numba_ad_abi` appended; every other definition becomes
 CPython and cfunc wrappers, which call the Python C API). The module then goes through
 irgrad's pipeline (pre-AD O2, ``__enzyme_*`` lowering, the arena for NRT memory, post-AD
 optimization) into its own LLJIT. Calls of ``NRT_*``, ``numba_gil_*`` and ``Py*`` left
-in the differentiated code are inactive for AD (:mod:`irgrad.ad.reverse_activity`).
+in the differentiated code are inactive for AD (:mod:`irgrad.analysis.known_functions`).
 """
 
 from __future__ import annotations

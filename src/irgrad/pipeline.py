@@ -34,8 +34,8 @@ def lower_enzyme_calls(module: Module) -> Module:
 
 
 def mark_small_loops_for_full_unroll(module: Module) -> int:
-    """See :mod:`irgrad.ad.small_loops`."""
-    from irgrad.ad.small_loops import mark_small_loops_for_full_unroll as mark
+    """See :mod:`irgrad.ad.api.small_loops`."""
+    from irgrad.ad.api import mark_small_loops_for_full_unroll as mark
 
     return mark(module)
 

@@ -7,7 +7,7 @@ import pytest
 
 from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls, marker_name
-from irgrad.ad.diagnostics import source_location_of
+from irgrad.ad.core.diagnostics import source_location_of
 from irgrad.errors import DifferentiationError
 
 HEADER = """

@@ -30,7 +30,7 @@ import pytest
 
 from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls
-from irgrad.ad.invoke import has_invokes, nounwind_copy
+from irgrad.ad.core.invoke import has_invokes, nounwind_copy
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from irgrad import ir
 from irgrad.ad.api import entry_mode, parse_call
-from irgrad.ad.config import DerivativeMode, DiffeType
+from irgrad.ad.core.config import DerivativeMode, DiffeType
 from irgrad.analysis.layout import alloc_size, struct_offsets
 
 MARKERS = ("enzyme_dup", "enzyme_dupnoneed", "enzyme_out", "enzyme_const")

@@ -1,4 +1,4 @@
-"""Which shadows vector forward mode lays out interleaved (irgrad.ad.interleaved_shadows).
+"""Which shadows vector forward mode lays out interleaved (irgrad.ad.forward.interleaved_shadows).
 
 Each case is a function with one allocation %m and one way of using it; the analysis
 must admit exactly the uses the interleaved layout can express (scalar floating-point
@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from irgrad import ir
-from irgrad.ad.interleaved_shadows import InterleavingAnalysis, interleaved_values, widened
+from irgrad.ad.forward.interleaved_shadows import InterleavingAnalysis, interleaved_values, widened
 
 HEADER = """
 declare ptr @malloc(i64)

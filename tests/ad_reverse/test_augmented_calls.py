@@ -21,7 +21,7 @@ from reverse_dot_product import check_dot_product, ptr
 
 from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls
-from irgrad.ad.call_effects import function_effects
+from irgrad.ad.reverse.call_effects import function_effects
 from irgrad.llvm.canonicalize import canonicalize
 from irgrad.llvm.load import parse_llvm
 from irgrad.testing import c_to_ir, compile_c_to_jit

@@ -2,7 +2,7 @@
 data), recomputed induction variables and trip counts, reserved tapes.
 
 Numerically: the dot-product test <t, J^T c> = <J t, c> (central differences) for loop
-shapes that exercise every path of :mod:`irgrad.ad.reverse_loops` (down-counting, step 2,
+shapes that exercise every path of :mod:`irgrad.ad.reverse.loops` (down-counting, step 2,
 i32 and offset IVs, triangular and data-dependent inner counts, early exits, exits to an
 outer latch, while loops), at -O0..-O3. Structurally: the derivative of a counted loop
 pushes nothing per iteration for control, and a loop with a known trip count reserves its

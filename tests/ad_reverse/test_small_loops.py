@@ -1,4 +1,4 @@
-"""Small constant-trip loops are fully unrolled before AD (:mod:`irgrad.ad.small_loops`),
+"""Small constant-trip loops are fully unrolled before AD (:mod:`irgrad.ad.api.small_loops`),
 and cheap pure intrinsics (``llvm.fmuladd``) are recomputed in the reverse pass instead of
 being cached.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from irgrad.ad.small_loops import MAX_TRIPS, mark_small_loops_for_full_unroll
+from irgrad.ad.api.small_loops import MAX_TRIPS, mark_small_loops_for_full_unroll
 from irgrad.pipeline import canonicalize, parse_llvm, to_ir_model
 from irgrad.testing import (
     c_gradient,

@@ -1,4 +1,4 @@
-"""Store-to-load forwarding in the reverse pass (:mod:`irgrad.ad.store_forwarding`): a
+"""Store-to-load forwarding in the reverse pass (:mod:`irgrad.ad.reverse.store_forwarding`): a
 scratch buffer filled by one store in a counted loop and read back later is recomputed
 from the stored value at the load's index instead of being cached per iteration.
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from analysis_helpers import c_module, inst, parse_fn
 
-from irgrad.analysis.activity import ActivityAnalysis, default_activity, print_activity
+from irgrad.analysis.activity import ActivityAnalysis, default_activity
+from irgrad.analysis.printers import print_activity
 
 KERNEL = r"""
 #include <stdio.h>
@@ -26,7 +27,8 @@ void g(double *out, const double *in, double c, int n) {
 
 def activity_of(fn, args=None, ret=None):  # type: ignore[no-untyped-def]
     dargs, dret = default_activity(fn)
-    return ActivityAnalysis(fn, dargs if args is None else args, dret if ret is None else ret)
+    return ActivityAnalysis.for_arguments(
+        fn, dargs if args is None else args, return_active=dret if ret is None else ret)
 
 
 def test_c_kernel_index_math_and_printf_inactive() -> None:
@@ -94,7 +96,7 @@ entry:
 
 def test_activity_through_memory() -> None:
     fn = parse_fn(MEMORY)
-    aa = ActivityAnalysis(fn, [True, True], True)
+    aa = ActivityAnalysis.for_arguments(fn, [True, True], return_active=True)
     active = {"a", "la", "s1", "s2", "s3", "q", "lq"}
     constant = {"b", "lb", "sz", "m", "lm"}
     for name in active:
@@ -105,10 +107,10 @@ def test_activity_through_memory() -> None:
     stores = [i for i in fn.instructions() if i.opcode == "store"]
     assert [aa.is_constant_instruction(s) for s in stores] == [False, True, True]
     # the pointer-to-pointer argument constant: the loaded pointer is inactive too
-    aa2 = ActivityAnalysis(fn, [True, False], True)
+    aa2 = ActivityAnalysis.for_arguments(fn, [True, False], return_active=True)
     assert aa2.is_constant_value(inst(fn, "q")) and aa2.is_constant_value(inst(fn, "lq"))
     # inactive return: nothing is useful, so no float value is active
-    aa3 = ActivityAnalysis(fn, [True, True], False)
+    aa3 = ActivityAnalysis.for_arguments(fn, [True, True], return_active=False)
     assert aa3.is_constant_value(inst(fn, "s3")) and aa3.is_constant_value(inst(fn, "s1"))
     assert not aa3.is_constant_value(inst(fn, "a"))  # pointers follow memory only
 
@@ -133,7 +135,7 @@ declare double @llvm.cos.f64(double)
 
 def test_calls() -> None:
     fn = parse_fn(CALLS)
-    aa = ActivityAnalysis(fn, [True, True], True)
+    aa = ActivityAnalysis.for_arguments(fn, [True, True], return_active=True)
     assert not aa.is_constant_value(inst(fn, "c"))
     assert not aa.is_constant_value(inst(fn, "u"))
     assert aa.is_constant_value(inst(fn, "p")) and aa.is_constant_instruction(inst(fn, "p"))

@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from analysis_helpers import block, inst, parse_fn
 
-from irgrad.analysis import (
-    DominatorTree,
-    PostDominatorTree,
-    postorder,
-    predecessors,
-    reachable,
-    reverse_postorder,
-    successors,
-)
+from irgrad.ir.cfg import postorder, predecessors, reachable, reverse_postorder, successors
+from irgrad.ir.dominators import DominatorTree, PostDominatorTree
 
 DIAMOND = """
 define double @f(i1 %c, double %x) {

@@ -16,7 +16,8 @@ from irgrad import ir
 from irgrad.analysis import Loop, LoopInfo, emit_trip_count
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.constants import ConstantInt
-from irgrad.ir.instructions import BinaryOperator, BranchInst, CastInst, LoadInst, StoreInst
+from irgrad.ir.control import BranchInst
+from irgrad.ir.instructions import BinaryOperator, CastInst, LoadInst, StoreInst
 from irgrad.llvm import JITModule
 
 NESTED = """

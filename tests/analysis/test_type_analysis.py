@@ -103,11 +103,11 @@ def test_i64_copies_of_doubles() -> None:
     assert str(res.query(load)) == "{[-1]:Float@double}"
     assert str(res.query(fn.args[0])) == "{[-1]:Pointer, [-1,0]:Float@double}"
     # ... and activity analysis then treats the integer copy as active
-    aa = ActivityAnalysis(fn, [True, True], False, types=res)
+    aa = ActivityAnalysis.for_arguments(fn, [True, True], return_active=False, types=res)
     assert not aa.is_constant_value(load)
     store = next(i for i in fn.instructions() if i.opcode == "store")
     assert not aa.is_constant_instruction(store)
-    assert ActivityAnalysis(fn, [True, True], False).is_constant_value(load)
+    assert ActivityAnalysis.for_arguments(fn, [True, True], return_active=False).is_constant_value(load)
 
 
 TBAA_AND_CALLS = """

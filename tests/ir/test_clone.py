@@ -17,8 +17,9 @@ from irgrad.ir.clone import (
     clone_instruction,
     remap_instructions,
 )
+from irgrad.ir.control import CallInst
 from irgrad.ir.function import Argument, BasicBlock, Function
-from irgrad.ir.instructions import CallInst, Instruction, PHINode
+from irgrad.ir.instructions import Instruction, PHINode
 from irgrad.ir.module import Module
 from irgrad.ir.printer import print_function, print_module
 from irgrad.ir.types import FunctionType, double, i64, ptr

@@ -10,15 +10,9 @@ from irgrad.ir import parse_module
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_function
 from irgrad.ir.constants import ConstantFP, ConstantInt
+from irgrad.ir.control import CallInst, ReturnInst
 from irgrad.ir.function import Function
-from irgrad.ir.instructions import (
-    BinaryOperator,
-    CallInst,
-    CastInst,
-    LoadInst,
-    ReturnInst,
-    StoreInst,
-)
+from irgrad.ir.instructions import BinaryOperator, CastInst, LoadInst, StoreInst
 from irgrad.ir.module import Module
 from irgrad.ir.types import FunctionType, double, float_, i1, i32, i64, ptr, void
 from irgrad.ir.verifier import verify_function, verify_module

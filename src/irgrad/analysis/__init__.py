@@ -1,15 +1,8 @@
-"""Analyses the AD engine relies on: CFG orders, dominators, loops (induction variables,
-trip counts), type analysis and activity analysis. See docs/internals/ad-design.md."""
+"""Analyses the AD engine relies on: loops (induction variables, trip counts), type
+analysis, activity analysis, memory writes, and the one table of known functions. CFG
+orders and dominator trees live with the IR (:mod:`irgrad.ir.cfg`,
+:mod:`irgrad.ir.dominators`), as in LLVM. See docs/internals/architecture.md."""
 
-from irgrad.analysis.cfg import (
-    exit_blocks,
-    postorder,
-    predecessors,
-    reachable,
-    reverse_postorder,
-    successors,
-)
-from irgrad.analysis.dominators import DominatorTree, PostDominatorTree
 from irgrad.analysis.loops import Loop, LoopInfo
 from irgrad.analysis.trip_count import (
     InductionVariable,
@@ -20,19 +13,11 @@ from irgrad.analysis.trip_count import (
 )
 
 __all__ = [
-    "DominatorTree",
     "InductionVariable",
     "Loop",
     "LoopInfo",
-    "PostDominatorTree",
     "TripCount",
     "canonical_iv",
     "emit_trip_count",
-    "exit_blocks",
     "induction_variables",
-    "postorder",
-    "predecessors",
-    "reachable",
-    "reverse_postorder",
-    "successors",
 ]

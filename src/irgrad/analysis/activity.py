@@ -1,358 +1,400 @@
-"""Activity analysis (Enzyme's ActivityAnalysis): which values may carry a derivative.
+"""Activity analysis (Enzyme's ActivityAnalysis): which values carry derivatives.
 
-A value is **active** when all of these hold:
+The one activity analysis of irgrad: forward mode, reverse mode and ``--print-activity``
+all ask it. From the active arguments (seeds) a forward taint finds
 
-* it can hold a floating-point number: a float / float vector / aggregate with floats, an
-  integer that type analysis says carries a float (clang copies doubles through ``i64``),
-  or a pointer that may point to active memory;
-* it depends on an active input (forward propagation through data flow and through
-  memory: storing an active value makes the pointed-to objects active; loading from an
-  active object gives an active value);
-* for non-pointer values: it may influence an active output (backward usefulness from
-  the returned value when the return is active, from stores into active memory and from
-  calls with side effects).
+* **varied** values: non-pointer values that may carry a nonzero derivative — a
+  floating-point value computed from a varied value or loaded from memory that may hold
+  active data;
+* **shadowed** pointers: pointers that have a shadow — derived from an active pointer
+  argument, loaded from shadowed memory, or freshly allocated (alloca, malloc, ...; the
+  derivative code allocates a shadow for every allocation of the function).
 
-Pointers are tracked by their underlying objects (arguments, allocas, allocation calls,
-globals, loaded pointers) through GEPs, casts, phis and selects.
-Inactive by fiat: integers (unless type analysis says float), printf-family and other
-I/O calls, errno, allocation bookkeeping, debug/lifetime intrinsics.
+Memory of the function's own (an alloca -- unoptimized IR's ``%x.addr`` -- or a heap
+allocation whose address does not escape) that only ever receives inactive values hands
+out inactive loads, as Enzyme decides. Calls of the functions in
+:mod:`irgrad.analysis.known_functions` that carry no derivatives give inactive results.
+
+A backward pass then finds the **useful** values: those that may influence an active
+output (the returned value when the return is active, stores into shadowed memory, calls
+with active arguments). Enzyme's ``-print-activity`` queries combine the two:
+:meth:`ActivityAnalysis.is_constant_value` (``icv``) and
+:meth:`ActivityAnalysis.is_constant_instruction` (``ici``).
+
+What a derivative mode can express differs in two points, given by an
+:class:`ActivityPolicy`: forward mode carries tangents through integer values (bitwise
+copies of floating-point data) and through pointers returned by calls; reverse mode does
+neither yet (it reports an error where it would need them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from irgrad.analysis.cfg import reverse_postorder
-from irgrad.ir.constants import Constant
-from irgrad.ir.function import Argument, BasicBlock, Function
-from irgrad.ir.globals import GlobalValue
-from irgrad.ir.instructions import (
-    AllocaInst,
-    CallBase,
-    CmpInst,
-    GetElementPtrInst,
-    Instruction,
-    LoadInst,
-    PHINode,
-    ReturnInst,
-    SelectInst,
-    StoreInst,
+from irgrad import ir
+from irgrad.analysis.known_functions import (
+    callee_name,
+    is_allocation,
+    is_free,
+    is_fresh_allocation,
+    is_ignored_intrinsic,
+    is_inactive_call,
+    is_math_function,
+    is_memory_transfer,
+    is_memset,
 )
-from irgrad.ir.types import ArrayType, StructType, Type, VectorType
+from irgrad.analysis.underlying_objects import underlying_object
+from irgrad.ir.cfg import reverse_postorder
 
 if TYPE_CHECKING:
     from irgrad.analysis.type_analysis import TypeResults
-    from irgrad.ir.values import Value
 
-INACTIVE_CALLS = frozenset(["printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "fflush", "fopen", "fclose", "perror", "__errno_location", "__error", "exit", "abort", "_exit", "time", "clock", "rand", "srand", "random", "srandom", "gettimeofday", "clock_gettime", "getenv", "malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "__cxa_guard_acquire", "__cxa_guard_release", "__assert_fail", "__cxa_atexit", "memset_pattern16", "strlen", "strcmp", "strcpy"])
-INACTIVE_PREFIXES = (
-    "llvm.lifetime.", "llvm.dbg.", "llvm.assume", "llvm.experimental.noalias.scope.decl",
-    "llvm.invariant.", "llvm.stacksave", "llvm.stackrestore", "llvm.prefetch",
-    "llvm.trap", "llvm.donothing", "llvm.var.annotation", "llvm.objectsize",
-    "NRT_", "numba_gil_", "Py", "_Py",
-)
-ALLOCATION_CALLS = frozenset(
-    ["malloc", "calloc", "realloc", "aligned_alloc", "_Znwm", "_Znam", "posix_memalign"]
-)
-MEMORY_TRANSFER_PREFIXES = ("llvm.memcpy.", "llvm.memmove.", "llvm.memcpy.inline.")
-LIBM_BASES = frozenset(["sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "exp", "exp2", "exp10", "expm1", "log", "log10", "log2", "log1p", "pow", "sqrt", "cbrt", "fabs", "fmin", "fmax", "fma", "hypot", "erf", "erfc", "tgamma", "lgamma", "floor", "ceil", "round", "trunc", "rint", "nearbyint", "copysign", "fmod", "remainder", "ldexp", "scalbn", "j0", "j1", "y0", "y1", "jn", "yn"])
+# integer results that never carry a derivative, whatever their operands
+_INTEGER_BARRIERS = ("fptosi", "fptoui", "icmp", "fcmp", "ptrtoint")
+_POINTER_DERIVED = ("getelementptr", "bitcast", "addrspacecast", "freeze")
 
 
-def is_pure_math(name: str) -> bool:
-    """libm functions and floating-point intrinsics: their result follows the operands."""
-    if name.startswith("llvm."):
-        base = name[5:].split(".")[0]
-        return base in LIBM_BASES or base in {"fmuladd", "powi", "minnum", "maxnum",
-                                              "minimum", "maximum", "exp10", "sincos"}
-    if name in LIBM_BASES:
+def has_float(t: ir.Type) -> bool:
+    """True for floating-point types and aggregates/vectors that contain them."""
+    if isinstance(t, ir.FloatType):
         return True
-    if name[-1:] in ("f", "l") and name[:-1] in LIBM_BASES:
-        return True
-    try:
-        from irgrad.ad.rules import lookup_call
-    except ImportError:  # pragma: no cover - rules are part of the package
-        return False
-    return lookup_call(name) is not None
-
-
-def is_inactive_call(name: str) -> bool:
-    return name in INACTIVE_CALLS or name.startswith(INACTIVE_PREFIXES)
-
-
-def type_has_float(t: Type) -> bool:
-    if t.is_float:
-        return True
-    if isinstance(t, VectorType | ArrayType):
-        return type_has_float(t.element)
-    if isinstance(t, StructType) or t.is_struct:
-        return any(type_has_float(e) for e in t.elements)  # type: ignore[attr-defined]
+    if isinstance(t, ir.VectorType | ir.ArrayType):
+        return has_float(t.element)
+    if t.is_struct:
+        return any(has_float(e) for e in t.elements)  # type: ignore[attr-defined]
     return False
 
 
-def underlying_objects(ptr: Value) -> set[Value]:
-    """The objects a pointer may be based on (through GEP, casts, phi, select)."""
-    out: set[Value] = set()
-    seen: set[int] = set()
-    work = [ptr]
-    while work:
-        v = work.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        if isinstance(v, GetElementPtrInst):
-            work.append(v.pointer)
-        elif isinstance(v, Instruction) and v.opcode in ("bitcast", "addrspacecast", "freeze"):
-            work.append(v.operands[0])
-        elif isinstance(v, PHINode):
-            work.extend(val for val, _ in v.incoming)
-        elif isinstance(v, SelectInst):
-            work.extend((v.true_value, v.false_value))
-        elif isinstance(v, Instruction) and v.opcode == "call" and _returns_arg(v):
-            work.append(v.operands[0])
-        else:
-            out.add(v)
-    return out
+@dataclass(frozen=True)
+class ActivityPolicy:
+    """What a derivative mode can carry derivatives through.
+
+    ``integers_carry``: integer values computed from active data carry derivatives (they
+    may be bitwise copies of floating-point data). ``shadow_results``: a pointer returned
+    by a call (or taken out of an aggregate, or made by ``inttoptr``) from active operands
+    has a shadow.
+    """
+
+    integers_carry: bool
+    shadow_results: bool
 
 
-def _returns_arg(call: Instruction) -> bool:
-    return isinstance(call, CallBase) and any("returned" in a for a in call.arg_attrs[:1])
-
-
-def _callee_name(call: CallBase) -> str | None:
-    fn = call.called_function
-    return fn.name if fn is not None else None
+REVERSE_POLICY = ActivityPolicy(integers_carry=False, shadow_results=False)
+FORWARD_POLICY = ActivityPolicy(integers_carry=True, shadow_results=True)
 
 
 class ActivityAnalysis:
-    """Activity of the values and instructions of ``fn``.
+    """Varied values, shadowed pointers and useful values of one function.
 
-    ``arg_activity[i]`` is True when argument i is active (float: differentiated; pointer:
-    duplicated, its memory carries derivatives). ``return_active``: the return value is an
-    active output. ``types``: optional :class:`TypeResults` for integers carrying floats.
+    ``seeds``: the values active on entry (active arguments; forward mode passes the
+    clones of the arguments that have tangents). ``blocks``: the blocks to analyse (all of
+    ``fn`` by default). ``return_active``: the return value is an active output (only the
+    usefulness queries depend on it).
     """
 
-    def __init__(self, fn: Function, arg_activity: Sequence[bool], return_active: bool,
+    def __init__(self, fn: ir.Function, seeds: Iterable[ir.Value], *,
+                 policy: ActivityPolicy = REVERSE_POLICY, return_active: bool = False,
+                 blocks: Sequence[ir.BasicBlock] | None = None,
                  types: TypeResults | None = None) -> None:
         self.function = fn
-        self.arg_activity = list(arg_activity) + [False] * (len(fn.args) - len(arg_activity))
-        self.return_active = return_active
+        self.policy = policy
         self.types = types
-        self._roots: dict[int, set[Value]] = {}
-        self.active_memory: set[Value] = set()
-        self._forward: set[Value] = set()
-        self._useful: set[Value] = set()
-        self._order = [i for bb in reverse_postorder(fn) for i in bb.instructions] if fn.blocks else []
+        self.return_active = return_active
+        self.varied: set[ir.Value] = set()
+        self.shadowed: set[ir.Value] = set()
+        for v in seeds:
+            (self.shadowed if v.type.is_pointer else self.varied).add(v)
+        if blocks is None:  # reverse post-order (fast convergence), unreachable blocks last
+            order = reverse_postorder(fn)
+            seen = set(order)
+            blocks = [*order, *(bb for bb in fn.blocks if bb not in seen)]
+        order = blocks
+        self._insts = [i for bb in order for i in bb.instructions]
+        # local memory whose contents may carry derivatives (an active value stored into
+        # it, or its address escapes)
+        self._active_locals: set[ir.Value] = set()
+        self._local_writes: dict[ir.Value, list[ir.Instruction] | None] = {}
         self._solve()
+        self._useful: set[ir.Value] | None = None
 
-    # -- helpers ---------------------------------------------------------------------
-    def _roots_of(self, ptr: Value) -> set[Value]:
-        r = self._roots.get(id(ptr))
-        if r is None:
-            r = underlying_objects(ptr)
-            self._roots[id(ptr)] = r
-        return r
+    @classmethod
+    def for_arguments(cls, fn: ir.Function, arg_activity: Sequence[bool], *,
+                      policy: ActivityPolicy = REVERSE_POLICY, return_active: bool = False,
+                      types: TypeResults | None = None) -> ActivityAnalysis:
+        """Seeds from per-argument activity: an active pointer is shadowed, an active
+        floating-point (or, under ``integers_carry``, any) scalar is varied."""
+        seeds = [a for a, act in zip(fn.args, arg_activity, strict=False) if act and (
+            a.type.is_pointer or has_float(a.type) or policy.integers_carry)]
+        return cls(fn, seeds, policy=policy, return_active=return_active, types=types)
 
-    def _points_to_active(self, ptr: Value) -> bool:
-        return not self.active_memory.isdisjoint(self._roots_of(ptr))
+    # -- the forward taint -------------------------------------------------------------
+    def is_active(self, v: ir.Value) -> bool:
+        return v in self.varied or v in self.shadowed
 
-    def carries_float(self, v: Value) -> bool:
-        """Can ``v`` (a non-pointer) hold a floating-point number?"""
-        if type_has_float(v.type):
-            return True
-        if v.type.is_integer and self.types is not None:
-            return self.types.carries_float(v)
-        return False
-
-    def _activate_memory(self, ptr: Value) -> bool:
-        roots = self._roots_of(ptr)
-        new = roots - self.active_memory
-        if not new:
-            return False
-        self.active_memory |= new
-        return True
-
-    def _fwd(self, v: Value) -> bool:
-        if v.type.is_pointer:
-            return self._points_to_active(v)
-        return v in self._forward
-
-    # -- the fixed point -------------------------------------------------------------
     def _solve(self) -> None:
-        fn = self.function
-        for a, act in zip(fn.args, self.arg_activity, strict=False):
-            if not act:
-                continue
-            if a.type.is_pointer:
-                self.active_memory.add(a)
-            elif self.carries_float(a):
-                self._forward.add(a)
         changed = True
         while changed:
             changed = False
-            for inst in self._order:
-                if self._visit_forward(inst):
+            for inst in self._insts:
+                if inst in self.varied or inst in self.shadowed or inst.type.is_void:
+                    continue
+                kind = self._classify(inst)
+                if kind is not None:
+                    kind.add(inst)
                     changed = True
-        self._solve_useful()
 
-    def _visit_forward(self, inst: Instruction) -> bool:
-        changed = False
-        if isinstance(inst, StoreInst):
-            v = inst.value
-            if self._fwd(v) and (v.type.is_pointer or self.carries_float(v)):
-                changed |= self._activate_memory(inst.pointer)
-            return changed
-        if isinstance(inst, CallBase):
-            return self._visit_call(inst)
-        if isinstance(inst, LoadInst):
-            if self._points_to_active(inst.pointer):
-                if inst.type.is_pointer:
-                    if inst not in self.active_memory:
-                        self.active_memory.add(inst)
-                        changed = True
-                elif self.carries_float(inst) and inst not in self._forward:
-                    self._forward.add(inst)
-                    changed = True
-            return changed
-        if inst.type.is_void or inst.type.is_pointer or isinstance(inst, CmpInst):
-            if inst.opcode == "inttoptr" and self._fwd(inst.operands[0]) and inst not in self.active_memory:
-                self.active_memory.add(inst)
+    def _classify(self, inst: ir.Instruction) -> set[ir.Value] | None:
+        t = inst.type
+        op = inst.opcode
+        if t.is_pointer:
+            return self.shadowed if self._pointer_active(inst) else None
+        if not self.may_carry(inst) or op in _INTEGER_BARRIERS:
+            return None
+        if op == "load":
+            return self.varied if self.loads_active(inst.operands[0]) else None
+        if op in ("sitofp", "uitofp", "alloca"):
+            return None
+        if isinstance(inst, ir.CallBase):
+            if is_inactive_call(callee_name(inst)):
+                return None
+            return self.varied if any(self.is_active(a) for a in inst.args) else None
+        # under integers_carry, aggregates of pointers carry their shadows too
+        carries = self.is_active if self.policy.integers_carry else self.varied.__contains__
+        if op == "phi":
+            vals = [v for v, _ in inst.incoming]  # type: ignore[attr-defined]
+            return self.varied if any(carries(v) for v in vals) else None
+        ops = inst.operands[1:] if op == "select" else inst.operands
+        return self.varied if any(carries(v) for v in ops
+                                  if not isinstance(v, ir.BasicBlock)) else None
+
+    def _pointer_active(self, inst: ir.Instruction) -> bool:
+        op = inst.opcode
+        if op == "alloca":
+            return True
+        if op in _POINTER_DERIVED:
+            return inst.operands[0] in self.shadowed
+        if op == "phi":
+            return any(v in self.shadowed for v, _ in inst.incoming)  # type: ignore[attr-defined]
+        if op == "select":
+            return any(v in self.shadowed for v in inst.operands[1:])
+        if op == "load":
+            return self.loads_active(inst.operands[0])
+        if isinstance(inst, ir.CallBase):
+            name = callee_name(inst)
+            if is_allocation(name):
                 return True
+            if not self.policy.shadow_results or is_inactive_call(name):
+                return False
+            return any(self.is_active(a) for a in inst.args)
+        if self.policy.shadow_results and op in ("inttoptr", "extractvalue",
+                                                 "extractelement"):
+            return self.is_active(inst.operands[0])
+        return False
+
+    def may_carry(self, v: ir.Value) -> bool:
+        """Can non-pointer value ``v`` hold a derivative at all (by its type; an integer
+        when the policy says so, or type analysis says it holds a float)?"""
+        if has_float(v.type) or self.policy.integers_carry:
+            return True
+        return (self.types is not None and v.type.is_integer
+                and self.types.carries_float(v))
+
+    def loads_active(self, pointer: ir.Value) -> bool:
+        """Can a load through ``pointer`` give a value with a derivative / a shadow?
+
+        Unoptimized IR keeps every argument and local in an alloca (``%x.addr``): a local
+        that only ever holds inactive values (a pointer argument marked ``enzyme_const``, a
+        loop counter) gives inactive loads, as Enzyme's activity analysis decides; treating
+        them as shadowed would read a shadow nobody wrote (null) and accumulate there."""
+        if pointer not in self.shadowed:
             return False
-        if inst in self._forward or not self.carries_float(inst):
-            return False
-        ops = [op for op in inst.operands if not isinstance(op, BasicBlock)]
-        if isinstance(inst, SelectInst):
-            ops = ops[1:]
-        if any(self._fwd(op) for op in ops):
-            self._forward.add(inst)
+        base = underlying_object(pointer)
+        if not _is_local_memory(base):
+            return True
+        return self.local_holds_active(base)  # type: ignore[arg-type]
+
+    def local_holds_active(self, local: ir.Value) -> bool:
+        """Whether an active value (or pointer) may be stored into the function's own
+        memory ``local`` (an alloca or a heap allocation)."""
+        if local in self._active_locals:
+            return True
+        if local not in self._local_writes:
+            self._local_writes[local] = local_writes(local)
+        accesses = self._local_writes[local]
+        if accesses is None or any(self._writes_active(w) for w in accesses):
+            self._active_locals.add(local)
             return True
         return False
 
-    def _visit_call(self, call: CallBase) -> bool:
-        name = _callee_name(call)
-        changed = False
-        args = list(call.args)
-        if name is not None and name.startswith(MEMORY_TRANSFER_PREFIXES):
-            if len(args) >= 2 and self._points_to_active(args[1]):
-                changed |= self._activate_memory(args[0])
-            return changed
-        if name is not None and (is_inactive_call(name) or name.startswith("llvm.memset.")):
-            return False
-        any_active = any(self._fwd(a) for a in args)
-        if not any_active:
-            return False
-        if name is None or not is_pure_math(name):
-            for k, a in enumerate(args):
-                attrs = call.arg_attrs[k] if k < len(call.arg_attrs) else []
-                if a.type.is_pointer and not any(x in ("readonly", "readnone") for x in attrs):
-                    changed |= self._activate_memory(a)
-        if call.type.is_pointer:
-            if call not in self.active_memory:
-                self.active_memory.add(call)
-                changed = True
-        elif not call.type.is_void and self.carries_float(call) and call not in self._forward:
-            self._forward.add(call)
-            changed = True
-        return changed
+    alloca_holds_active = local_holds_active
 
-    def _solve_useful(self) -> None:
-        useful = self._useful
-        work: list[Value] = []
+    def _writes_active(self, inst: ir.Instruction) -> bool:
+        if isinstance(inst, ir.StoreInst):
+            v = inst.value
+            if v.type.is_pointer:
+                return v in self.shadowed
+            if isinstance(v.type, ir.IntType):
+                return self.may_carry(v) and v in self.varied
+            if has_float(v.type):
+                return v in self.varied
+            return True  # other aggregates: conservatively active
+        assert isinstance(inst, ir.CallBase)  # memcpy/memmove into the alloca
+        return inst.args[1] in self.shadowed
 
-        def mark(vals: Iterable[Value]) -> None:
+    # -- usefulness (backward) -------------------------------------------------------------
+    def _solve_useful(self) -> set[ir.Value]:
+        useful: set[ir.Value] = set()
+        work: list[ir.Value] = []
+
+        def mark(vals: Iterable[ir.Value]) -> None:
             for v in vals:
-                if isinstance(v, Instruction | Argument) and v not in useful:
+                if isinstance(v, ir.Instruction | ir.Argument) and v not in useful:
                     useful.add(v)
                     work.append(v)
 
-        for inst in self._order:
-            if (isinstance(inst, ReturnInst) and inst.value is not None and self.return_active) or (isinstance(inst, StoreInst) and self._points_to_active(inst.pointer)):
-                mark([inst.value])
-            elif isinstance(inst, CallBase):
-                name = _callee_name(inst)
-                if name is not None and (is_inactive_call(name) or is_pure_math(name)):
+        for inst in self._insts:
+            if isinstance(inst, ir.ReturnInst):
+                if inst.value is not None and self.return_active:
+                    mark([inst.value])
+            elif isinstance(inst, ir.StoreInst):
+                if self.loads_active(inst.pointer):
+                    mark([inst.value])
+            elif isinstance(inst, ir.CallBase):
+                name = callee_name(inst)
+                if is_inactive_call(name) or (is_math_function(name) and not inst.type.is_void):
                     continue
-                if any(self._fwd(a) for a in inst.args):
+                if any(self.is_active(a) for a in inst.args):
                     mark(inst.args)
         while work:
             v = work.pop()
-            if isinstance(v, Instruction) and not isinstance(v, LoadInst | AllocaInst):
-                mark(op for op in v.operands if not isinstance(op, BasicBlock))
+            if isinstance(v, ir.Instruction) and not isinstance(v, ir.LoadInst | ir.AllocaInst):
+                mark(op for op in v.operands if not isinstance(op, ir.BasicBlock))
+        return useful
 
-    # -- queries ---------------------------------------------------------------------
-    def is_constant_value(self, v: Value) -> bool:
-        """True when ``v`` cannot carry a derivative."""
-        if isinstance(v, Argument):
-            if v.parent is not self.function:
-                return True
-            return not (self.arg_activity[v.index] and (v.type.is_pointer or self.carries_float(v)))
-        if isinstance(v, Constant | GlobalValue | BasicBlock) and not isinstance(v, Instruction):
-            return not (v.type.is_pointer and v in self.active_memory)
-        if not isinstance(v, Instruction) or v.type.is_void:
+    def is_useful(self, v: ir.Value) -> bool:
+        """May ``v`` influence an active output?"""
+        if self._useful is None:
+            self._useful = self._solve_useful()
+        return v in self._useful
+
+    # -- Enzyme's queries ------------------------------------------------------------------
+    def is_constant_value(self, v: ir.Value) -> bool:
+        """True when ``v`` cannot carry a derivative (Enzyme's ``isConstantValue``)."""
+        if isinstance(v, ir.Argument):
+            return v.parent is not self.function or not self.is_active(v)
+        if not isinstance(v, ir.Instruction) or v.type.is_void:
             return True
-        if v.type.is_pointer:
-            return not self._points_to_active(v)
-        return not (v in self._forward and v in self._useful)
+        if v.type.is_pointer:  # a pointer is active when the memory it points to is
+            return not self.loads_active(v)
+        return not (v in self.varied and self.is_useful(v))
 
-    def is_constant_instruction(self, inst: Instruction) -> bool:
-        """True when ``inst`` needs no derivative code."""
+    def is_constant_instruction(self, inst: ir.Instruction) -> bool:
+        """True when ``inst`` needs no derivative code (``isConstantInstruction``)."""
         if inst.is_terminator:
             return True
-        if isinstance(inst, StoreInst):
+        if isinstance(inst, ir.StoreInst):
             v = inst.value
-            return not (self._points_to_active(inst.pointer)
-                        and (v.type.is_pointer or self.carries_float(v)))
-        if isinstance(inst, CallBase):
-            name = _callee_name(inst)
-            if name is not None and is_inactive_call(name):
+            return not (self.loads_active(inst.pointer)
+                        and (v.type.is_pointer or self.may_carry(v)))
+        if isinstance(inst, ir.CallBase):
+            name = callee_name(inst)
+            if is_inactive_call(name):
                 return True
-            if name is not None and name.startswith((*MEMORY_TRANSFER_PREFIXES, "llvm.memset.")):
-                return not self._points_to_active(inst.args[0])
+            if is_memory_transfer(name) or is_memset(name):
+                return not self.loads_active(inst.args[0])
             if not inst.type.is_void and not self.is_constant_value(inst):
                 return False
-            if name is not None and is_pure_math(name):
+            if is_math_function(name) or (name or "").startswith("llvm."):
                 return True
-            return not any(self._fwd(a) for a in inst.args)
-        if inst.type.is_void:
-            return True
-        if inst.type.is_pointer:
-            # pointer arithmetic of active pointers is needed for their shadows
-            return self.is_constant_value(inst)
+            return not any(self.is_active(a) for a in inst.args)
         return self.is_constant_value(inst)
 
 
-def default_activity(fn: Function) -> tuple[list[bool], bool]:
+def _is_local_memory(v: ir.Value | None) -> bool:
+    """An alloca or a fresh heap allocation of the function."""
+    return isinstance(v, ir.AllocaInst) or (
+        isinstance(v, ir.CallInst) and is_fresh_allocation(callee_name(v)))
+
+
+def local_writes(local: ir.Value) -> list[ir.Instruction] | None:
+    """The stores and memcpys into the function's own memory ``local`` (an alloca or a
+    fresh heap allocation; through GEPs and casts); None when its address escapes
+    (stored, passed to a call other than its free, merged by a phi/select...)."""
+    writes: list[ir.Instruction] = []
+    work: list[ir.Value] = [local]
+    seen: set[int] = set()
+    while work:
+        p = work.pop()
+        if id(p) in seen:
+            continue
+        seen.add(id(p))
+        for use in p.uses:
+            u = use.user
+            if isinstance(u, ir.GetElementPtrInst) or (
+                    isinstance(u, ir.CastInst) and u.opcode in ("bitcast", "addrspacecast")):
+                work.append(u)
+            elif isinstance(u, ir.LoadInst | ir.CmpInst):
+                continue
+            elif isinstance(u, ir.StoreInst):
+                if u.value is p:
+                    return None  # the address itself is stored
+                writes.append(u)
+            elif isinstance(u, ir.CallBase):
+                name = callee_name(u)
+                if is_ignored_intrinsic(name) or is_memset(name) or (
+                        is_free(name) and use.index == 0):
+                    continue
+                if is_memory_transfer(name):
+                    if u.args[0] is p and u.args[1] is not p:
+                        writes.append(u)
+                    elif u.args[0] is not p:
+                        continue  # only read
+                    else:
+                        return None
+                    continue
+                return None
+            else:
+                return None
+    return writes
+
+
+def alloca_may_hold(pointer: ir.Value, active: Container[ir.Value]) -> bool:
+    """Can memory behind ``pointer`` hold one of the ``active`` values? False only for a
+    local (``%x.addr`` of unoptimized IR) whose every write stores a value outside
+    ``active`` (an ``enzyme_const`` pointer argument, a counter)."""
+    base = underlying_object(pointer)
+    if not isinstance(base, ir.AllocaInst):
+        return True
+    writes = local_writes(base)
+    if writes is None:
+        return True
+    for w in writes:
+        if isinstance(w, ir.StoreInst):
+            v = w.value
+            if v in active or not (v.type.is_pointer or has_float(v.type)
+                                   or isinstance(v.type, ir.IntType)):
+                return True
+        elif w.args[1] in active:  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def default_activity(fn: ir.Function) -> tuple[list[bool], bool]:
     """Enzyme's defaults without markers: pointers duplicated, floats active, ints constant;
     a floating-point return is active."""
-    args = [a.type.is_pointer or type_has_float(a.type) for a in fn.args]
-    return args, type_has_float(fn.return_type)
-
-
-def print_activity(fn: Function, analysis: ActivityAnalysis) -> str:
-    """Per argument ``<arg>: icv:N`` and per instruction ``<inst>: icv:N ici:N`` (Enzyme's
-    ``-print-activity``), with block names on their own lines."""
-    from irgrad.analysis.printers import ValuePrinter
-
-    vp = ValuePrinter(fn)
-    lines = []
-    for a in fn.args:
-        lines.append(f"{vp.typed(a)}: icv:{int(analysis.is_constant_value(a))}")
-    for bb in fn.blocks:
-        lines.append(vp.ref(bb).lstrip("%"))
-        for inst in bb.instructions:
-            icv = int(analysis.is_constant_value(inst))
-            ici = int(analysis.is_constant_instruction(inst))
-            lines.append(f"  {vp.instruction(inst)}: icv:{icv} ici:{ici}")
-    return "\n".join(lines) + "\n"
+    args = [a.type.is_pointer or has_float(a.type) for a in fn.args]
+    return args, has_float(fn.return_type)
 
 
 __all__ = [
+    "FORWARD_POLICY",
+    "REVERSE_POLICY",
     "ActivityAnalysis",
+    "ActivityPolicy",
+    "alloca_may_hold",
     "default_activity",
-    "is_inactive_call",
-    "is_pure_math",
-    "print_activity",
-    "type_has_float",
-    "underlying_objects",
+    "has_float",
+    "local_writes",
 ]

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from irgrad.analysis.cfg import predecessors, reverse_postorder, successors
-from irgrad.analysis.dominators import DominatorTree
+from irgrad.analysis.trip_count import canonical_iv, compute_trip_count, induction_variables
+from irgrad.ir.cfg import predecessors, reverse_postorder, successors
+from irgrad.ir.dominators import DominatorTree
 from irgrad.ir.function import BasicBlock, Function
 from irgrad.ir.instructions import Instruction, PHINode
 from irgrad.ir.values import Value
@@ -110,20 +111,14 @@ class Loop:
 
     def canonical_iv(self) -> PHINode | None:
         """A header phi starting at 0 (from outside) and stepping +1 on every latch."""
-        from irgrad.analysis.trip_count import canonical_iv
-
         return canonical_iv(self)
 
     def induction_variables(self) -> list[InductionVariable]:
         """Header phis that are simple add-recurrences (phi, start, step)."""
-        from irgrad.analysis.trip_count import induction_variables
-
         return induction_variables(self)
 
     def trip_count(self) -> TripCount | None:
         """Symbolic number of header executions, or None when it is not computable."""
-        from irgrad.analysis.trip_count import compute_trip_count
-
         return compute_trip_count(self)
 
     def trip_count_is_known_at_entry(self) -> bool:

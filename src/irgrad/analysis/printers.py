@@ -1,76 +1,50 @@
 """Text views of the analyses, in the style of Enzyme's ``-print-activity`` and
-``-print-type-analysis`` (used by golden tests and ``irgrad opt``)."""
+``-print-type-analysis`` (used by golden tests, ``irgrad opt`` and ``irgrad cc``)."""
 
 from __future__ import annotations
 
+from irgrad import ir
+from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, default_activity
+from irgrad.analysis.type_analysis import TypeAnalysis, default_arg_trees, print_type_analysis
 from irgrad.errors import UsageError
-from irgrad.ir.function import Argument, BasicBlock, Function
-from irgrad.ir.instructions import Instruction
-from irgrad.ir.module import Module
-from irgrad.ir.printer import Printer, SlotTracker
-from irgrad.ir.values import Value
+from irgrad.ir.printer import ValuePrinter
 
 
-def function_of(v: Value) -> Function | None:
-    if isinstance(v, Instruction):
-        return v.function
-    if isinstance(v, Argument):
-        return v.parent
-    if isinstance(v, BasicBlock):
-        return v.parent
-    return None
+def print_activity(fn: ir.Function, analysis: ActivityAnalysis) -> str:
+    """Per argument ``<arg>: icv:N`` and per instruction ``<inst>: icv:N ici:N`` (Enzyme's
+    ``-print-activity``), with block names on their own lines."""
+    vp = ValuePrinter(fn)
+    lines = []
+    for a in fn.args:
+        lines.append(f"{vp.typed(a)}: icv:{int(analysis.is_constant_value(a))}")
+    for bb in fn.blocks:
+        lines.append(vp.ref(bb).lstrip("%"))
+        for inst in bb.instructions:
+            icv = int(analysis.is_constant_value(inst))
+            ici = int(analysis.is_constant_instruction(inst))
+            lines.append(f"  {vp.instruction(inst)}: icv:{icv} ici:{ici}")
+    return "\n".join(lines) + "\n"
 
 
-class ValuePrinter:
-    """Prints values and instructions of one function with stable local names."""
+def run_print_option(module: ir.Module, kind: str, fn_name: str) -> str:
+    """Text of ``--print-activity=fn`` / ``--print-type-analysis=fn``.
 
-    def __init__(self, fn: Function | None) -> None:
-        self.printer = Printer()
-        self.printer.slots = SlotTracker(fn)
-
-    def ref(self, v: Value) -> str:
-        return self.printer.ref(v)
-
-    def typed(self, v: Value) -> str:
-        return self.printer.typed(v)
-
-    def instruction(self, inst: Instruction) -> str:
-        return self.printer.instruction(inst).strip()
-
-
-def value_ref(v: Value) -> str:
-    """The operand spelling of ``v`` (``%x``, ``@g``, ``0``) named within its function."""
-    return ValuePrinter(function_of(v)).ref(v)
-
-
-def run_print_option(module: Module, kind: str, fn_name: str) -> str:
-    """Text of ``--print-activity=fn`` / ``--print-type-analysis=fn`` for ``irgrad opt``.
-
-    Activity uses the defaults of an unannotated call: pointer and floating-point
-    arguments active, integers constant, a floating-point return active.
+    Activity is what reverse mode uses for an unannotated call (``__enzyme_autodiff(f,
+    args...)``): pointer and floating-point arguments active, integers constant, a
+    floating-point return active.
     """
     fn = module.get_function(fn_name)
     if fn is None or fn.is_declaration:
         raise UsageError(f"--print-{kind}: no function definition named '{fn_name}'")
     if kind in ("type", "type-analysis"):
-        from irgrad.analysis.type_analysis import (
-            TypeAnalysis,
-            default_arg_trees,
-            print_type_analysis,
-        )
-
-        ta = TypeAnalysis(module)
-        results = ta.analyze(fn, *default_arg_trees(fn))
+        results = TypeAnalysis(module).analyze(fn, *default_arg_trees(fn))
         return print_type_analysis(fn, results)
     if kind == "activity":
-        from irgrad.analysis.activity import ActivityAnalysis, default_activity, print_activity
-        from irgrad.analysis.type_analysis import TypeAnalysis, default_arg_trees
-
-        ta = TypeAnalysis(module)
-        types = ta.analyze(fn, *default_arg_trees(fn))
         args, ret = default_activity(fn)
-        return print_activity(fn, ActivityAnalysis(fn, args, ret, types=types))
+        analysis = ActivityAnalysis.for_arguments(fn, args, policy=REVERSE_POLICY,
+                                                  return_active=ret)
+        return print_activity(fn, analysis)
     raise UsageError(f"unknown analysis to print: '{kind}' (expected 'type' or 'activity')")
 
 
-__all__ = ["ValuePrinter", "function_of", "run_print_option", "value_ref"]
+__all__ = ["print_activity", "run_print_option"]

@@ -25,15 +25,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from irgrad.ir.constants import ConstantInt
+from irgrad.ir.control import BranchInst
 from irgrad.ir.function import BasicBlock
-from irgrad.ir.instructions import (
-    BinaryOperator,
-    BranchInst,
-    ICmpInst,
-    Instruction,
-    PHINode,
-    SelectInst,
-)
+from irgrad.ir.instructions import BinaryOperator, ICmpInst, Instruction, PHINode, SelectInst
+from irgrad.ir.printer import value_ref
 from irgrad.ir.types import IntType
 from irgrad.ir.values import Value
 
@@ -165,8 +160,6 @@ class TripCount:
 
     def describe(self) -> str:
         """``{start, +step, pred bound, after|before increment}`` for printing."""
-        from irgrad.analysis.printers import value_ref
-
         when = "after" if self.test_after_increment else "before"
         return (f"{{start={value_ref(self.start)}, step={self.step:+d}, "
                 f"continue while {self.predicate} {value_ref(self.bound)}, test {when} increment}}")

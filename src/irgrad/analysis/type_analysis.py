@@ -13,6 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from irgrad.analysis.known_functions import (
+    is_allocation,
+    is_free,
+    is_math_function,
+    is_math_intrinsic,
+)
 from irgrad.analysis.layout import aggregate_offset, alloc_size, scalar_leaves, store_size
 from irgrad.analysis.tbaa import TBAATypes
 from irgrad.analysis.type_tree import (
@@ -28,12 +34,12 @@ from irgrad.ir.constants import (
     ConstantInt,
     ConstantPointerNull,
 )
+from irgrad.ir.control import CallBase, ReturnInst
 from irgrad.ir.function import Function
 from irgrad.ir.globals import GlobalValue, GlobalVariable
 from irgrad.ir.instructions import (
     AllocaInst,
     BinaryOperator,
-    CallBase,
     CastInst,
     CmpInst,
     ExtractElementInst,
@@ -45,17 +51,15 @@ from irgrad.ir.instructions import (
     Instruction,
     LoadInst,
     PHINode,
-    ReturnInst,
     SelectInst,
     ShuffleVectorInst,
     StoreInst,
 )
 from irgrad.ir.module import Module
+from irgrad.ir.printer import ValuePrinter
 from irgrad.ir.types import ArrayType, FloatType, Type, VectorType
 from irgrad.ir.values import Value
 
-ALLOCATORS = frozenset(["malloc", "calloc", "realloc", "aligned_alloc", "_Znwm", "_Znam", "valloc"])
-DEALLOCATORS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"])
 MAX_ITERATIONS = 200
 #: distinct argument-tree variants analyzed per callee (interprocedural calls)
 MAX_VARIANTS = 8
@@ -406,13 +410,13 @@ class _FunctionTypeAnalysis:
         args = list(call.args)
         if name is None:
             return
-        if name in ALLOCATORS:
+        if is_allocation(name):
             self.set_scalar(call, POINTER)
             for a in args:
                 if a.type.is_integer:
                     self.set_scalar(a, INTEGER)
             return
-        if name in DEALLOCATORS:
+        if is_free(name):
             return
         if _MEMCPY_RE.match(name) and len(args) >= 3:
             dst, src, n = args[0], args[1], args[2]
@@ -425,9 +429,7 @@ class _FunctionTypeAnalysis:
             self.set_scalar(args[2], INTEGER)
             return
         if fn is not None and fn.is_declaration:
-            from irgrad.analysis.activity import is_pure_math
-
-            if is_pure_math(name):
+            if is_math_function(name) or is_math_intrinsic(name):
                 for a in args:
                     if a.type.is_integer:
                         self.set_scalar(a, INTEGER)
@@ -522,7 +524,6 @@ class TypeAnalysis:
 def print_type_analysis(fn: Function, results: TypeResults) -> str:
     """Enzyme-style listing: a header ``name - ret |args``, then each argument and
     instruction followed by its type tree, block names on their own lines."""
-    from irgrad.analysis.printers import ValuePrinter
 
     vp = ValuePrinter(fn)
     args = " ".join(f"{results.query(a)}:{{}}" for a in fn.args)

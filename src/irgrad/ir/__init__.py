@@ -29,6 +29,25 @@ from .constants import (
     const_int,
     null_value,
 )
+from .control import (
+    BranchInst,
+    CallBase,
+    CallBrInst,
+    CallInst,
+    CatchPadInst,
+    CatchReturnInst,
+    CatchSwitchInst,
+    CleanupPadInst,
+    CleanupReturnInst,
+    FuncletPadInst,
+    IndirectBrInst,
+    InvokeInst,
+    LandingPadInst,
+    ResumeInst,
+    ReturnInst,
+    SwitchInst,
+    UnreachableInst,
+)
 from .function import Argument, BasicBlock, DebugRecord, Function
 from .globals import GlobalAlias, GlobalIFunc, GlobalValue, GlobalVariable
 from .instructions import (
@@ -36,44 +55,28 @@ from .instructions import (
     AtomicCmpXchgInst,
     AtomicRMWInst,
     BinaryOperator,
-    BranchInst,
-    CallBase,
-    CallBrInst,
-    CallInst,
     CastInst,
-    CatchPadInst,
-    CatchReturnInst,
-    CatchSwitchInst,
-    CleanupPadInst,
-    CleanupReturnInst,
     CmpInst,
     ExtractElementInst,
     ExtractValueInst,
     FCmpInst,
     FenceInst,
     FreezeInst,
-    FuncletPadInst,
     GetElementPtrInst,
     ICmpInst,
-    IndirectBrInst,
     InsertElementInst,
     InsertValueInst,
     Instruction,
-    InvokeInst,
-    LandingPadInst,
     LoadInst,
     PHINode,
-    ResumeInst,
-    ReturnInst,
     SelectInst,
     ShuffleVectorInst,
     StoreInst,
-    SwitchInst,
     UnaryOperator,
-    UnreachableInst,
     VAArgInst,
 )
 from .module import Module
+from .printer import print_module as _print_module  # also installs str() of IR objects
 from .types import (
     ArrayType,
     FloatType,
@@ -127,8 +130,6 @@ def parse_type(text: str) -> Type:
 
 def print_module(module: Module) -> str:
     """LLVM IR text of ``module`` (accepted by LLVM 22's parser)."""
-    from .printer import print_module as _print_module
-
     return _print_module(module)
 
 

@@ -10,19 +10,18 @@ from irgrad.errors import UsageError
 
 from .builder_base import IRBuilderBase, Operand, constant_of
 from .constants import ConstantInt
-from .function import BasicBlock, Function
-from .instructions import (
+from .control import (
     BranchInst,
     CallInst,
-    Instruction,
     InvokeInst,
     LandingPadInst,
-    PHINode,
     ResumeInst,
     ReturnInst,
     SwitchInst,
     UnreachableInst,
 )
+from .function import BasicBlock, Function
+from .instructions import Instruction, PHINode
 from .types import FunctionType, Type, i1
 from .values import Value
 

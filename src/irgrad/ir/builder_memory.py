@@ -12,11 +12,11 @@ from irgrad.errors import UsageError
 from .builder_base import Operand
 from .builder_control import ControlFlowBuilder
 from .constants import ConstantInt
+from .control import CallInst
 from .instructions import (
     AllocaInst,
     AtomicCmpXchgInst,
     AtomicRMWInst,
-    CallInst,
     FenceInst,
     GetElementPtrInst,
     Instruction,

@@ -226,5 +226,16 @@ def strip_debug_locations(fn: Function) -> None:
         inst.debug_records = []
 
 
+
+def clone_with_operands(inst: Instruction, operands: list[Value]) -> Instruction:
+    """An unattached copy of ``inst`` (without debug records) whose operands are
+    ``operands``."""
+    new = clone_instruction(inst)
+    for k, op in enumerate(operands):
+        new.set_operand(k, op)
+    new.debug_records = []
+    return new
+
 __all__ = ["ValueMap", "clone_blocks_into", "clone_function", "clone_instruction",
+           "clone_with_operands",
            "remap_instructions", "strip_debug_locations"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .function import Function
 from .globals import GlobalAlias, GlobalIFunc, GlobalValue, GlobalVariable
 from .types import FunctionType, IdentifiedStructType
+from .values import ir_text
 
 
 class Module:
@@ -115,9 +116,7 @@ class Module:
                 f.materialize()
 
     def __str__(self) -> str:
-        from .printer import print_module
-
-        return print_module(self)
+        return ir_text(self)
 
     def __repr__(self) -> str:
         return f"<Module {self.name}: {len(self.functions)} functions>"

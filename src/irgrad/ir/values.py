@@ -7,13 +7,24 @@ that read the value and :meth:`Value.replace_all_uses_with` rewrites them all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
 
 from .types import Type, metadata
 
-if TYPE_CHECKING:
-    pass
+# The LLVM IR text of an instruction or a module, for ``str()``. The printer
+# (:mod:`irgrad.ir.printer`, imported with :mod:`irgrad.ir`) installs itself here, so the
+# IR classes need not import the module that prints them.
+_formatter: Callable[[object], str] | None = None
+
+
+def set_text_formatter(formatter: Callable[[object], str]) -> None:
+    global _formatter
+    _formatter = formatter
+
+
+def ir_text(obj: object) -> str:
+    """LLVM IR text of ``obj`` (its repr when no printer is installed)."""
+    return _formatter(obj) if _formatter is not None else object.__repr__(obj)
 
 
 class Value:

@@ -6,7 +6,7 @@ instructions, ``ret`` against the function's return type, calls against the call
 declaration (LLVM accepts a call whose type differs from the declaration), dominance of
 every use by its definition, and no use of another function's values. The type rules,
 one method per opcode, are in :mod:`irgrad.ir.verifier_types`; dominance comes from
-:class:`irgrad.analysis.dominators.DominatorTree`.
+:class:`irgrad.ir.dominators.DominatorTree`.
 
 Errors are :class:`irgrad.errors.IRVerifyError` naming the function and the instruction:
 ``in function 'f': call to 'g' passes 1 argument(s), declaration takes 2:
@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 
-from irgrad.analysis.dominators import DominatorTree
 from irgrad.errors import IRVerifyError, SourceLocation
+from irgrad.ir.dominators import DominatorTree
 
 from .constants import Constant
+from .control import InvokeInst
 from .function import Argument, BasicBlock, Function
-from .instructions import Instruction, InvokeInst, PHINode
+from .instructions import Instruction, PHINode
 from .module import Module
 from .values import MetadataAsValue, Value
 from .verifier_types import InstructionTypeChecks
@@ -147,7 +148,7 @@ class _FunctionVerifier(InstructionTypeChecks):
                 if bb not in plist:
                     plist.append(bb)
 
-    # -- dominators (irgrad.analysis.dominators: the one implementation) ----------------
+    # -- dominators (irgrad.ir.dominators: the one implementation) ----------------
     def compute_dominators(self) -> None:
         self.dom_tree = DominatorTree(self.fn)
 

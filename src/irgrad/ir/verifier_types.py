@@ -11,8 +11,9 @@ code generator then miscompiles or aborts). Mixed into the verifier of
 from __future__ import annotations
 
 from .constants import ConstantInt
+from .control import CallBase
 from .function import Function
-from .instructions import BINARY_OPCODES, CAST_OPCODES, CallBase, Instruction
+from .instructions import BINARY_OPCODES, CAST_OPCODES, Instruction
 from .types import ArrayType, FloatType, FunctionType, IntType, Type, VectorType, i1
 from .values import Value
 

@@ -3,7 +3,7 @@
 :data:`FUNCTIONS` maps a name (``sqrt``, ``pow``, ``digamma``...) to a :class:`FunctionSpec`:
 its arity, a Python implementation with C/IEEE semantics (the rule coverage test evaluates
 expressions with it: division by zero gives infinities/NaN, math domain errors give NaN)
-and the recipe :mod:`irgrad.ad.emit` lowers it with (an LLVM intrinsic, an instruction
+and the recipe :mod:`irgrad.ad.rules.emit` lowers it with (an LLVM intrinsic, an instruction
 sequence, or a runtime helper).
 """
 

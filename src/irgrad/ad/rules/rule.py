@@ -267,7 +267,3 @@ def def_call(
         helpers,
     )
 
-
-def libm_names(base: str) -> list[str]:
-    """``sin`` -> ``["sin", "sinf", "sinl"]`` (double, float, long double)."""
-    return [base, base + "f", base + "l"]

@@ -28,35 +28,26 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.cache import type_size
-from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.reverse.function import _signature, _synthesize
+from irgrad.analysis.layout import alloc_size
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 _DERIVED_OPCODES = ("getelementptr", "bitcast", "addrspacecast", "phi", "select", "freeze")
-
-
-def augmented_pair(ctx: object, config: FnConfig) -> tuple[ir.Function, ir.Function]:
-    """The (augmented primal, reverse) pair for ``config`` (any mode), made once."""
-    aug_cfg = replace(config, mode=DerivativeMode.REVERSE_PRIMAL)
-    rev_cfg = replace(config, mode=DerivativeMode.REVERSE_GRADIENT)
-    aug = ctx.get_or_create(aug_cfg)  # type: ignore[attr-defined]
-    rev = ctx.cache[rev_cfg]  # type: ignore[attr-defined]
-    return aug, rev
 
 
 def augmented_return_type(fn: ir.Function) -> ir.Type:
     return ir.ptr if fn.return_type.is_void else ir.StructType([ir.ptr, fn.return_type])
 
 
-def create_augmented_pair(ctx: object, config: FnConfig) -> ir.Function:
+def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Function:
     """Synthesize and register both functions; return the one ``config.mode`` asks for."""
-    from irgrad.ad.reverse import _signature, _synthesize
-
     orig = config.function
-    module: ir.Module = ctx.module  # type: ignore[attr-defined]
+    module: ir.Module = ctx.module
     aug_cfg = replace(config, mode=DerivativeMode.REVERSE_PRIMAL)
     rev_cfg = replace(config, mode=DerivativeMode.REVERSE_GRADIENT)
     wft, names = _signature(aug_cfg)
@@ -71,8 +62,8 @@ def create_augmented_pair(ctx: object, config: FnConfig) -> ir.Function:
     work = ir.Function(module.unique_name("split_" + orig.name), wft, "internal", names)
     for f in (aug, rev, work):
         module.add_function(f)
-    ctx.register(aug_cfg, aug)  # type: ignore[attr-defined]
-    ctx.register(rev_cfg, rev)  # type: ignore[attr-defined]
+    ctx.register(aug_cfg, aug)
+    ctx.register(rev_cfg, rev)
     try:
         gu = _synthesize(ctx, aug_cfg, work)
         _split(gu, work, aug, rev, n_fwd)
@@ -80,8 +71,8 @@ def create_augmented_pair(ctx: object, config: FnConfig) -> ir.Function:
         for f in (aug, rev):
             if f.parent is not None:
                 module.remove_function(f)
-        ctx.cache.pop(aug_cfg, None)  # type: ignore[attr-defined]
-        ctx.cache.pop(rev_cfg, None)  # type: ignore[attr-defined]
+        ctx.cache.pop(aug_cfg, None)
+        ctx.cache.pop(rev_cfg, None)
         raise
     finally:
         if work.parent is not None:
@@ -122,7 +113,7 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
         tape: ir.Value = ir.ConstantPointerNull(ir.ptr)
         if fields:
             tape = bld.call(_libc(gu, "malloc", ir.ptr, [ir.i64]),
-                            [ir.ConstantInt(ir.i64, max(1, type_size(tape_type)))],
+                            [ir.ConstantInt(ir.i64, max(1, alloc_size(tape_type)))],
                             name=gu.fresh("tape.out"))
             for i, v in enumerate(needed):
                 bld.store(v, bld.struct_gep(tape_type, tape, i))
@@ -285,7 +276,7 @@ def _heapify(gu: GradientUtils, fwd_blocks: list[ir.BasicBlock], rev_set: set[ir
                         u.called_function.name.startswith("llvm.lifetime"):
                     u.erase_from_parent()
         bld = IRBuilder(position=a)
-        size = max(1, type_size(a.allocated_type) * n)
+        size = max(1, alloc_size(a.allocated_type) * n)
         m = bld.call(_libc(gu, "malloc", ir.ptr, [ir.i64]), [ir.ConstantInt(ir.i64, size)],
                      name=gu.fresh((a.name or "local") + ".heap"))
         a.replace_all_uses_with(m)

@@ -33,11 +33,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from irgrad import ir
-from irgrad.ad.reverse_activity import ALLOCATION_FUNCTIONS, FREE_FUNCTIONS, callee_name
+from irgrad.ad.core.context import DerivativeContext
+from irgrad.analysis.known_functions import callee_name, is_free, is_fresh_allocation
 
 INTERLEAVED_KEY = "interleaved"
-# fresh memory (realloc's result is the old block's)
-ROOT_ALLOCATORS = (ALLOCATION_FUNCTIONS - {"realloc"}) | {"aligned_alloc"}
 # a pointer argument with one of these is a copy (or an ABI slot), not the memory itself
 _COPYING_ATTRS = ("byval", "byref", "inalloca", "preallocated", "sret")
 _TRANSFERS = ("llvm.memcpy.", "llvm.memmove.")
@@ -134,7 +133,7 @@ class InterleavingAnalysis:
             return None
         if name.startswith("llvm.memset.") and index == 0:
             return None
-        if name in FREE_FUNCTIONS and index == 0:
+        if is_free(name) and index == 0:
             return None
         callee = call.called_function
         if (
@@ -164,7 +163,7 @@ class InterleavingAnalysis:
 def _is_root(inst: ir.Value, width: int) -> bool:
     if isinstance(inst, ir.AllocaInst):
         return widened(inst.allocated_type, width) is not None
-    return isinstance(inst, ir.CallInst) and callee_name(inst) in ROOT_ALLOCATORS
+    return isinstance(inst, ir.CallInst) and is_fresh_allocation(callee_name(inst))
 
 
 def _root_of(p: ir.Value) -> ir.Value:
@@ -224,3 +223,12 @@ def interleaved_values(
         for r in group:
             out.update(found[r][1])
     return out
+
+
+def interleaving_analysis(ctx: DerivativeContext, width: int) -> InterleavingAnalysis:
+    """The module's (memoizing) interleaved-shadow analysis for vector width ``width``."""
+    key = ("interleaving", width)
+    got = ctx.analyses.get(key)
+    if got is None:
+        got = ctx.analyses[key] = InterleavingAnalysis(width)
+    return got  # type: ignore[return-value]

@@ -7,39 +7,39 @@ synthesized once per module. For recursive functions the synthesizer registers i
 a nested request for the same config then finds it in the cache.
 
 A function with ``invoke`` instructions (C++) is differentiated through a private copy
-without exception edges (:mod:`irgrad.ad.invoke`); the derivative is cached under the
+without exception edges (:mod:`irgrad.ad.core.invoke`); the derivative is cached under the
 original function's config, so calls of the original find it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from irgrad.ad.config import DerivativeMode, FnConfig
-from irgrad.ad.interleaved_shadows import InterleavingAnalysis
-from irgrad.ad.invoke import has_invokes, nounwind_copy
+from irgrad.ad.core.config import DerivativeMode, FnConfig
+from irgrad.ad.core.invoke import has_invokes, nounwind_copy
+from irgrad.ad.core.tape_runtime import without_tape_cache
 from irgrad.errors import DifferentiationError
 
 if TYPE_CHECKING:
     from irgrad.ir import Function, Module
 
+Synthesizer = Callable[["DerivativeContext", FnConfig], "Function"]
+
 
 class DerivativeContext:
     """Per-module state of the AD engine: the module and the derivative cache."""
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module,
+                 synthesizers: Mapping[DerivativeMode, Synthesizer]) -> None:
         self.module = module
+        self.synthesizers = dict(synthesizers)
         self.cache: dict[FnConfig, Function] = {}
         self.in_progress: set[FnConfig] = set()
         self.originals: dict[Function, Function] = {}  # nounwind copy -> user's function
-        self.interleaving: dict[int, InterleavingAnalysis] = {}  # per forward width
-
-    def interleaving_analysis(self, width: int) -> InterleavingAnalysis:
-        """The (memoizing) interleaved-shadow analysis for vector forward mode."""
-        if width not in self.interleaving:
-            self.interleaving[width] = InterleavingAnalysis(width)
-        return self.interleaving[width]
+        # analyses the synthesizers memoize per module (keyed by their own keys)
+        self.analyses: dict[object, object] = {}
 
     def register(self, config: FnConfig, fn: Function) -> None:
         """Record ``fn`` as the derivative for ``config`` before its body exists."""
@@ -89,23 +89,18 @@ class DerivativeContext:
         else:
             self.module.remove_function(copy)
 
-    def _synthesize(self, config: FnConfig) -> Function:
-        from irgrad.ad.tape_runtime import without_tape_cache
+    def augmented_pair(self, config: FnConfig) -> tuple[Function, Function]:
+        """The (augmented primal, reverse) pair for ``config`` (any mode), made once."""
+        aug = self.get_or_create(replace(config, mode=DerivativeMode.REVERSE_PRIMAL))
+        rev = self.cache[replace(config, mode=DerivativeMode.REVERSE_GRADIENT)]
+        return aug, rev
 
+    def _synthesize(self, config: FnConfig) -> Function:
         # a derivative being differentiated again: its tape code must be differentiable
         without_tape_cache(config.function)
-        if config.mode is DerivativeMode.FORWARD:
-            from irgrad.ad.forward import create_forward_diff
-
-            return create_forward_diff(self, config)
-        if config.mode is DerivativeMode.REVERSE_COMBINED:
-            from irgrad.ad.reverse import create_primal_and_gradient
-
-            return create_primal_and_gradient(self, config)
-        if config.mode in (DerivativeMode.REVERSE_PRIMAL, DerivativeMode.REVERSE_GRADIENT):
-            from irgrad.ad.augmented import create_augmented_pair
-
-            return create_augmented_pair(self, config)
+        synthesize = self.synthesizers.get(config.mode)
+        if synthesize is not None:
+            return synthesize(self, config)
         raise DifferentiationError(
             f"derivative mode {config.mode.value} is not supported yet "
             f"(differentiating {config.function.name})"

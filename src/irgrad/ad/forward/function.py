@@ -2,36 +2,26 @@
 
 The body of ``f`` is cloned; after each instruction that carries a derivative its tangent
 is emitted (``tangent = sum_i partial_i * tangent_i`` from the rule tables, hand-written
-only for memory, control flow and calls, see :mod:`irgrad.ad.forward_insts`). Pointers
+only for memory, control flow and calls, see :mod:`irgrad.ad.forward.instructions`). Pointers
 get shadows (their "tangent" is the shadow pointer). Values with no dependence on an
 active input have a *symbolic zero* tangent (None): nothing is emitted for them.
 
 Width N (vector forward mode): the tangents of a floating-point scalar are carried in one
 ``<N x T>`` vector (so LLVM vectorizes); every other kind of value has N separate tangents
 (a Python list), e.g. N shadow pointers -- except the shadows of memory the derivative
-allocates itself, which are one interleaved buffer (:mod:`irgrad.ad.interleaved_shadows`).
+allocates itself, which are one interleaved buffer (:mod:`irgrad.ad.forward.interleaved_shadows`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from irgrad import ir
-from irgrad.ad.config import DiffeType, FnConfig
-from irgrad.ad.context import DerivativeContext
-from irgrad.ad.emit import fp_constant
-from irgrad.ad.interleaved_shadows import interleaved_params
+from irgrad.ad.core.config import DiffeType, FnConfig
+from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.forward.instructions import ForwardPass
+from irgrad.ad.forward.interleaved_shadows import interleaved_params
+from irgrad.ad.forward.tangents import Tangent, pack_lanes
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_blocks_into
-
-Tangent = ir.Value | list[ir.Value]
-
-
-def tangent_type(ty: ir.Type, width: int) -> ir.Type:
-    """The IR type of one tangent value of a primal of type ``ty`` (width 1: ``ty``)."""
-    if width > 1 and ty.is_float:
-        return ir.VectorType(width, ty)
-    return ty
 
 
 def return_type_of(config: FnConfig) -> ir.Type:
@@ -54,8 +44,6 @@ def _name(ctx: DerivativeContext, config: FnConfig) -> str:
 
 def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function:
     """Synthesize the forward-mode derivative of ``config.function``."""
-    from irgrad.ad.forward_insts import ForwardPass
-
     fn = config.function
     width = config.width
     interleaved = interleaved_params(config.extra)
@@ -95,7 +83,7 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
         elif act in (DiffeType.DUP, DiffeType.DUP_NONEED):
             shadows = list(new.args[k : k + width])
             k += width
-            tangents[arg] = _pack(b, shadows, arg.type, width)
+            tangents[arg] = pack_lanes(b, shadows, arg.type, width)
     blocks = clone_blocks_into(fn, new, value_map)
     b.br(blocks[0])
     for inst in new.instructions():
@@ -106,17 +94,6 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
     return new
 
 
-def _pack(b: IRBuilder, lanes: Sequence[ir.Value], ty: ir.Type, width: int) -> Tangent:
-    if width == 1:
-        return lanes[0]
-    if ty.is_float:
-        vec: ir.Value = ir.PoisonValue(ir.VectorType(width, ty))
-        for k, v in enumerate(lanes):
-            vec = b.insert_element(vec, v, k)
-        return vec
-    return list(lanes)
-
-
 _DROP_ATTRS = ("noinline", "optnone", "alwaysinline", "returns_twice", "naked", "memory(",
                "readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
                "willreturn", "nosync", "nofree", "norecurse", "speculatable")
@@ -124,11 +101,3 @@ _DROP_ATTRS = ("noinline", "optnone", "alwaysinline", "returns_twice", "naked", 
 
 def _keep_attr(attr: str) -> bool:
     return not attr.startswith(_DROP_ATTRS)
-
-
-def zero_tangent(ty: ir.Type, width: int) -> Tangent:
-    """An explicit zero tangent (for stores and returns of inactive values)."""
-    if ty.is_float:
-        return fp_constant(tangent_type(ty, width), 0.0)
-    z = ir.null_value(ty)
-    return z if width == 1 else [ir.null_value(ty) for _ in range(width)]

@@ -15,7 +15,7 @@ What is *not* put on the tape (decided by :class:`LookupPlanner`):
 * constants, arguments, globals;
 * values defined outside every loop in a block that dominates every return: they are
   still in registers when the reverse pass runs;
-* header induction variables of counted loops (see :mod:`irgrad.ad.reverse_loops`),
+* header induction variables of counted loops (see :mod:`irgrad.ad.reverse.loops`),
   recomputed from the loop's reverse counter;
 * cheap pure instructions (arithmetic, casts, GEPs, compares, selects, and calls of pure
   intrinsics such as ``llvm.fmuladd``, ``llvm.fabs``, ``llvm.maxnum``) and loads of memory
@@ -28,77 +28,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.tape_runtime import STATE_TYPE, tape_push_function, tape_release_function
+from irgrad.ad.core.config import DerivativeMode
+from irgrad.ad.core.tape_runtime import STATE_TYPE, tape_push_function, tape_release_function
+from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES, is_cheap_intrinsic
+from irgrad.ad.reverse.store_forwarding import find_forwarded
+from irgrad.analysis.layout import abi_align, alloc_size
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
-    from irgrad.ad.reverse_loops import CountedLoop
-    from irgrad.ad.store_forwarding import Forwarded
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.loops import CountedLoop
+    from irgrad.ad.reverse.store_forwarding import Forwarded
     from irgrad.analysis.loops import Loop
-
-RECOMPUTE_OPCODES = frozenset(
-    [
-        "add", "sub", "mul", "shl", "lshr", "ashr", "and", "or", "xor", "fadd", "fsub",
-        "fmul", "fneg", "trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi",
-        "uitofp", "sitofp", "ptrtoint", "inttoptr", "bitcast", "addrspacecast",
-        "getelementptr", "icmp", "fcmp", "select", "extractvalue", "insertvalue",
-        "extractelement", "insertelement", "shufflevector", "freeze",
-    ]
-)  # fmt: skip
-# pure intrinsics as cheap as an fmul (name up to the type suffix)
-RECOMPUTE_INTRINSICS = frozenset(
-    [
-        "llvm.fmuladd", "llvm.fma", "llvm.fabs", "llvm.copysign", "llvm.minnum",
-        "llvm.maxnum", "llvm.minimum", "llvm.maximum", "llvm.smax", "llvm.smin",
-        "llvm.umax", "llvm.umin", "llvm.abs",
-    ]
-)  # fmt: skip
-
-
-def is_cheap_intrinsic(v: ir.Instruction) -> bool:
-    if not isinstance(v, ir.CallInst):
-        return False
-    fn = v.called_function
-    if fn is None or not fn.name.startswith("llvm."):
-        return False
-    return ".".join(fn.name.split(".")[:2]) in RECOMPUTE_INTRINSICS
-
-
-def type_size(t: ir.Type) -> int:
-    """Allocation size in bytes (x86-64 data layout)."""
-    if isinstance(t, ir.IntType):
-        return max(1, (t.width + 7) // 8) if t.width <= 64 else 16
-    if isinstance(t, ir.FloatType):
-        return {"half": 2, "bfloat": 2, "float": 4, "double": 8}.get(t.kind, 16)
-    if isinstance(t, ir.PointerType):
-        return 8
-    if isinstance(t, ir.VectorType):
-        n = t.count * type_size(t.element)
-        p = 1
-        while p < n:
-            p *= 2
-        return p
-    if isinstance(t, ir.ArrayType):
-        return t.count * type_size(t.element)
-    if t.is_struct:
-        off = 0
-        align = 1
-        for e in t.elements:  # type: ignore[attr-defined]
-            a = 1 if t.packed else type_align(e)  # type: ignore[attr-defined]
-            align = max(align, a)
-            off = (off + a - 1) // a * a + type_size(e)
-        return (off + align - 1) // align * align
-    raise TypeError(f"no size for {t}")
-
-
-def type_align(t: ir.Type) -> int:
-    if isinstance(t, ir.ArrayType):
-        return type_align(t.element)
-    if t.is_struct:
-        return max((type_align(e) for e in t.elements), default=1)  # type: ignore[attr-defined]
-    return min(16, max(1, type_size(t)))
-
 
 class _Frame:
     def __init__(self, sub: ir.Instruction, frame_ptr: ir.Value) -> None:
@@ -143,8 +84,8 @@ class Tape:
             base = b.load(ir.ptr, self.state)
             frame_ptr = b.gep(ir.i8, base, [sub])
             frame = self.frames[orig_block] = _Frame(sub, frame_ptr)
-        size = type_size(value.type)
-        align = min(16, type_align(value.type))
+        size = alloc_size(value.type)
+        align = min(16, abi_align(value.type))
         off = (frame.size + align - 1) // align * align
         frame.values.append(value)
         frame.offsets.append(off)
@@ -161,7 +102,7 @@ class Tape:
         """
         push = tape_push_function(self.gu.module)
         # frames are padded to the largest alignment any of them needs (8 or 16 bytes)
-        grain = 16 if any(type_align(v.type) > 8 for f in self.frames.values()
+        grain = 16 if any(abi_align(v.type) > 8 for f in self.frames.values()
                           for v in f.values) else 8
         own: dict[Loop, int] = {}  # bytes pushed per iteration by a loop's own blocks
         roots: dict[ir.BasicBlock, CountedLoop] = {}
@@ -252,8 +193,6 @@ STACK_BUFFER_BYTES = 1024
 
 
 def _stack_buffer_safe(gu: GradientUtils) -> bool:
-    from irgrad.ad.config import DerivativeMode
-
     if gu.config.mode is not DerivativeMode.REVERSE_COMBINED:
         return False  # split mode: the tape outlives the augmented primal's frame
     for inst in gu.orig.instructions():
@@ -315,13 +254,11 @@ class LookupPlanner:
 
     def forwarded(self, v: ir.Value) -> Forwarded | None:
         """For a load of scratch memory: the store it reads (see
-        :mod:`irgrad.ad.store_forwarding`); None otherwise or when the load is stable."""
+        :mod:`irgrad.ad.reverse.store_forwarding`); None otherwise or when the load is stable."""
         if not isinstance(v, ir.LoadInst) or self.gu.load_is_stable(v):
             return None
         if v in self._forwarded:
             return self._forwarded[v]
-        from irgrad.ad.config import DerivativeMode
-        from irgrad.ad.store_forwarding import find_forwarded
 
         got = None
         orig = self.gu.orig_of_new.get(self.gu.shadow_primal.get(v, v))

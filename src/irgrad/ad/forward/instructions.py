@@ -11,35 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from irgrad import ir
-from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
-from irgrad.ad.context import DerivativeContext
-from irgrad.ad.diagnostics import source_location_of
-from irgrad.ad.emit import emit_partials, fadd, fmul, fp_constant, fsub, splat
-from irgrad.ad.forward import Tangent, tangent_type, zero_tangent
-from irgrad.ad.interleaved_shadows import INTERLEAVED_KEY, interleaved_values
-from irgrad.ad.reverse_activity import InactiveNames, alloca_may_hold
+from irgrad.ad.core.config import FnConfig
+from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.forward import memory as mem
+from irgrad.ad.forward.interleaved_shadows import interleaved_values, interleaving_analysis
+from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_instruction
-from irgrad.analysis.cfg import reverse_postorder
+from irgrad.ad.rules.emit import emit_partials, fadd, fmul, fp_constant, fsub, splat
+from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
-
-ALLOC_FUNCTIONS = {"malloc", "_Znwm", "_Znam", "calloc", "realloc", "aligned_alloc"}
-FREE_FUNCTIONS = {"free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"}
-INACTIVE_FUNCTIONS = InactiveNames({  # also NRT_*, numba_gil_*, Py* (numba's runtime)
-    "printf", "fprintf", "puts", "putchar", "fputs", "fputc", "fflush", "sprintf",
-    "snprintf", "abort", "exit", "strlen", "strcmp", "strncmp", "time", "clock", "rand",
-    "srand", "__assert_fail", "fwrite", "perror", "getenv", "__cxa_guard_acquire",
-    "__cxa_guard_release", "__errno_location",
-})  # fmt: skip
-INACTIVE_INTRINSICS = (
-    "llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.prefetch", "llvm.stacksave",
-    "llvm.stackrestore", "llvm.invariant.", "llvm.objectsize", "llvm.expect",
-    "llvm.experimental.noalias.scope.decl", "llvm.trap", "llvm.debugtrap", "llvm.ctpop",
-    "llvm.ctlz", "llvm.cttz", "llvm.abs", "llvm.smax", "llvm.smin", "llvm.umax",
-    "llvm.umin", "llvm.is.fpclass", "llvm.sadd", "llvm.uadd", "llvm.ssub", "llvm.usub",
-    "llvm.smul", "llvm.umul", "llvm.bswap", "llvm.fshl", "llvm.fshr",
-)  # fmt: skip
-MEM_TRANSFER = ("llvm.memcpy.", "llvm.memmove.")
+from irgrad.ir.cfg import reverse_postorder
 
 
 class ForwardPass:
@@ -72,7 +55,7 @@ class ForwardPass:
     def run(self) -> None:
         if self.width > 1:
             self.interleaved = interleaved_values(
-                self.ctx.interleaving_analysis(self.width), self.blocks, self.interleaved_args
+                interleaving_analysis(self.ctx, self.width), self.blocks, self.interleaved_args
             )
         self._seed_phis()
         order = [bb for bb in reverse_postorder(self.fn) if bb in set(self.blocks)]
@@ -84,16 +67,17 @@ class ForwardPass:
     def _seed_phis(self) -> None:
         """Decide which phis carry tangents (a fixpoint over the phi graph) and create
         the placeholder tangent phis."""
-        varied = self._varied_values()
+        activity = ActivityAnalysis(self.fn, self.tangents, policy=FORWARD_POLICY,
+                                    blocks=self.blocks)
         # locals that only ever receive constant values (unoptimized IR's %w.addr of an
         # enzyme_const pointer): their loads carry no tangent (visit_load), although the
         # store put the primal pointer into the shadow slot
         self.constant_allocas = {
             i for bb in self.blocks for i in bb.instructions
-            if isinstance(i, ir.AllocaInst) and not alloca_may_hold(i, varied)}
+            if isinstance(i, ir.AllocaInst) and not activity.alloca_holds_active(i)}
         for bb in self.blocks:
             for phi in bb.phis():
-                if phi in varied:
+                if activity.is_active(phi):
                     self.b.position_at_start(bb)
                     self.b.position_before(bb.instructions[0])
                     t = self._make_phi(phi)
@@ -121,40 +105,6 @@ class ForwardPass:
                         lane.add_incoming(v, block)  # type: ignore[attr-defined]
                 else:
                     t.add_incoming(inc, block)  # type: ignore[union-attr, arg-type]
-
-    def _varied_values(self) -> set[ir.Value]:
-        """Values that may carry a nonzero tangent or a shadow (forward activity)."""
-        varied: set[ir.Value] = set(self.tangents)
-        insts = [i for bb in self.blocks for i in bb.instructions]
-        changed = True
-        while changed:
-            changed = False
-            for inst in insts:
-                if inst in varied or inst.type.is_void:
-                    continue
-                if self._may_vary(inst, varied):
-                    varied.add(inst)
-                    changed = True
-        return varied
-
-    def _may_vary(self, inst: ir.Instruction, varied: set[ir.Value]) -> bool:
-        op = inst.opcode
-        if op in ("alloca",):
-            return True
-        if isinstance(inst, ir.CallBase):
-            callee = inst.called_function
-            if callee is not None and callee.name in ALLOC_FUNCTIONS:
-                return True
-            return any(a in varied for a in inst.args)
-        if op in ("fptosi", "fptoui", "icmp", "fcmp", "ptrtoint"):
-            return False
-        if op == "load":
-            return inst.operands[0] in varied and alloca_may_hold(inst.operands[0], varied)
-        if op == "phi":
-            return any(v in varied for v, _ in inst.incoming)  # type: ignore[attr-defined]
-        if op == "select":
-            return inst.operands[1] in varied or inst.operands[2] in varied
-        return any(o in varied for o in inst.operands if not isinstance(o, ir.BasicBlock))
 
     # -- tangent access ------------------------------------------------------------------
     def tangent(self, v: ir.Value) -> Tangent | None:
@@ -216,8 +166,6 @@ class ForwardPass:
         else:
             self.b.position_before(nxt)
         self.b.debug_loc = inst.debug_loc
-        from irgrad.ad import forward_memory as mem
-
         op = inst.opcode
         if isinstance(inst, ir.CallBase):
             mem.visit_call(self, inst)  # type: ignore[arg-type]
@@ -312,12 +260,12 @@ class ForwardPass:
         return total
 
     def _convert_value(self, v: ir.Value, ty: ir.Type) -> ir.Value:
-        from irgrad.ad.emit import coerce_scalar
+        from irgrad.ad.rules.emit import coerce_scalar
 
         return coerce_scalar(self.b, v, ty)
 
     def _convert_tangent(self, t: Tangent, src: ir.Type, dst: ir.Type) -> Tangent:
-        from irgrad.ad.emit import coerce_scalar
+        from irgrad.ad.rules.emit import coerce_scalar
 
         if isinstance(t, list):
             return [coerce_scalar(self.b, x, dst) for x in t]
@@ -407,28 +355,3 @@ def _inst_text(inst: ir.Instruction) -> str:
         return str(inst).strip()
     except Exception:
         return inst.opcode
-
-
-def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Value],
-                  result_used: bool) -> FnConfig:
-    acts = []
-    interleaved = []
-    for i, (a, p) in enumerate(zip(args, callee.function_type.params, strict=False)):
-        t = pass_.tangent(a)
-        if t is not None and (p.is_pointer or p.is_fp_or_fp_vector):
-            acts.append(DiffeType.DUP)
-            if a in pass_.interleaved:
-                interleaved.append(i)
-        else:
-            acts.append(DiffeType.CONST)
-    ret = callee.return_type
-    ret_act = DiffeType.DUP if (ret.is_fp_or_fp_vector or ret.is_pointer) else DiffeType.CONST
-    return FnConfig(
-        function=callee,
-        mode=DerivativeMode.FORWARD,
-        arg_types=tuple(acts),
-        return_type=ret_act,
-        width=pass_.width,
-        return_primal=not ret.is_void,
-        extra=((INTERLEAVED_KEY, tuple(interleaved)),) if interleaved else (),
-    )

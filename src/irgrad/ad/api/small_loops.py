@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 
 from irgrad import ir
-from irgrad.analysis.dominators import DominatorTree
+from irgrad.ad.api.entry_calls import enzyme_calls, strip_casts
 from irgrad.analysis.loops import Loop, LoopInfo
+from irgrad.ir.dominators import DominatorTree
 
 MAX_TRIPS = 8
 MAX_UNROLLED_SIZE = 320
@@ -37,8 +38,6 @@ _MD_LINE = re.compile(r"^!(\d+) = (distinct )?!\{(.*)\}\s*$")
 
 def differentiated_functions(module: ir.Module) -> list[ir.Function]:
     """Functions passed to an ``__enzyme_*`` entry point and the definitions they call."""
-    from irgrad.ad.api import enzyme_calls, strip_casts
-
     roots: list[ir.Function] = []
     for call, _ in enzyme_calls(module):
         target = strip_casts(call.args[0]) if call.args else None

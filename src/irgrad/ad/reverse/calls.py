@@ -8,7 +8,7 @@
   call to g's *augmented primal* (it runs g, fills g's shadows and returns g's result and
   a tape); the reverse pass calls g's *reverse* with that tape (looked up like any forward
   value, so it is kept on the caller's own tape inside loops). Both come from
-  ``ctx.get_or_create`` (:mod:`irgrad.ad.augmented`), so recursion works. When
+  ``ctx.get_or_create`` (:mod:`irgrad.ad.reverse.augmented`), so recursion works. When
   re-running g is provably exact (:func:`irgrad.ad.call_effects.cheap_call_is_exact`: g
   writes nothing outside its frame and what it reads cannot change before the reverse
   pass) the plain call stays and the reverse pass calls g's combined gradient instead;
@@ -21,27 +21,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.call_effects import cheap_call_is_exact
-from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
-from irgrad.ad.reverse_activity import (
-    ALLOCATION_FUNCTIONS,
-    FREE_FUNCTIONS,
-    INACTIVE_FUNCTIONS,
-    callee_name,
-    has_float,
-    is_ignored_intrinsic,
-)
-from irgrad.ad.reverse_insts import apply_rule
-from irgrad.ad.reverse_memory import (
+from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.reverse.call_effects import cheap_call_is_exact
+from irgrad.ad.reverse.instructions import apply_rule
+from irgrad.ad.reverse.memory import (
     reverse_allocation,
     reverse_memset,
     reverse_memtransfer,
 )
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.analysis.activity import has_float
+from irgrad.analysis.known_functions import callee_name, is_allocation, is_free, is_inactive_call
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 
 def _is_active_call(gu: GradientUtils, call: ir.CallBase) -> bool:
@@ -61,7 +55,7 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
             raise gu.error("No derivative found for an indirect call with active arguments",
                            call)
         return
-    if is_ignored_intrinsic(name) or name in INACTIVE_FUNCTIONS:
+    if is_inactive_call(name):
         return
     if name.startswith(("llvm.memcpy", "llvm.memmove")):
         reverse_memtransfer(gu, call, b)
@@ -69,11 +63,11 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
     if name.startswith("llvm.memset"):
         reverse_memset(gu, call, b)
         return
-    if name in ALLOCATION_FUNCTIONS:
+    if is_allocation(name):
         if isinstance(call, ir.CallInst):
             reverse_allocation(gu, call, b)
         return
-    if name in FREE_FUNCTIONS:
+    if is_free(name):
         return
     if name.startswith("llvm.modf"):
         if gu.is_varied(call):  # { frac, int }: d frac / dx = 1, d int / dx = 0
@@ -128,8 +122,6 @@ def _call_tapes(gu: GradientUtils) -> dict[ir.CallBase, ir.Value]:
 def augment_calls(gu: GradientUtils) -> None:
     """Forward pass: active calls to defined functions that cannot simply be re-run in
     the reverse pass call the callee's augmented primal instead (result + tape)."""
-    from irgrad.ad.augmented import augmented_pair
-
     if gu.config.mode is not DerivativeMode.REVERSE_COMBINED and hasattr(gu, "sunk_stores"):
         # split mode: the forward pass ends when the augmented primal returns, so no
         # store may be sunk into the reverse pass (loads are never recomputed either:
@@ -155,7 +147,7 @@ def augment_calls(gu: GradientUtils) -> None:
                                "that writes or reads overwritten memory is not supported",
                                inst)
             config = _call_config(gu, inst, fn, DerivativeMode.REVERSE_PRIMAL)
-            aug, _ = augmented_pair(gu.ctx, config)
+            aug, _ = gu.ctx.augmented_pair(config)
             fwd = gu.vmap[inst]
             assert isinstance(fwd, ir.Instruction)
             b = IRBuilder(position=fwd)
@@ -205,10 +197,8 @@ def _check_pointer_result(gu: GradientUtils, call: ir.CallBase, fn: ir.Function)
 
 def _reverse_augmented_call(gu: GradientUtils, call: ir.CallInst, fn: ir.Function,
                             tape: ir.Value, b: IRBuilder) -> None:
-    from irgrad.ad.augmented import augmented_pair
-
     config = _call_config(gu, call, fn, DerivativeMode.REVERSE_PRIMAL)
-    _, rev = augmented_pair(gu.ctx, config)
+    _, rev = gu.ctx.augmented_pair(config)
     bb = call.parent
     assert bb is not None
     args: list[ir.Value] = []
@@ -239,7 +229,7 @@ def _reverse_defined_call(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
     config = _call_config(gu, call, fn, DerivativeMode.REVERSE_COMBINED)
     arg_types = config.arg_types
     ret_active = config.return_type is DiffeType.OUT
-    diffe_fn = gu.ctx.get_or_create(config)  # type: ignore[attr-defined]
+    diffe_fn = gu.ctx.get_or_create(config)
     bb = call.parent
     assert bb is not None
     args: list[ir.Value] = []

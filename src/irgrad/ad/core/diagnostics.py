@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from irgrad.errors import SourceLocation
+from irgrad.ir.printer import value_ref
 
 if TYPE_CHECKING:
     from irgrad.ir import Function, Instruction, Module, Value
@@ -130,8 +131,6 @@ def function_location(fn: Function) -> SourceLocation:
 
 def mixed_activity_store_message(value: Value) -> str:
     """The error for an inactive pointer stored into memory that has a shadow."""
-    from irgrad.analysis.printers import value_ref
-
     return (
         f"inactive pointer {value_ref(value)} stored into memory that also holds active pointers (it "
         "has a shadow): the shadow of the stored pointer is unknown, so derivatives read or "

@@ -31,15 +31,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.reverse_activity import ALLOCATION_FUNCTIONS, FREE_FUNCTIONS, callee_name
+from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES, is_cheap_intrinsic
+from irgrad.analysis.known_functions import callee_name, is_free, is_fresh_allocation
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
     from irgrad.analysis.loops import Loop
 
 MAX_NODES = 16
 # fresh buffers only: realloc's result starts with the old buffer's contents
-ALLOCATORS = ALLOCATION_FUNCTIONS - {"realloc"}
 
 
 @dataclass(frozen=True)
@@ -62,13 +62,13 @@ def _single_index_gep(p: ir.Value) -> tuple[ir.Value, ir.Value, ir.Type] | None:
 def _buffer_store(buf: ir.Value) -> ir.StoreInst | None:
     """The only store into ``buf`` (an alloca or a fresh allocation), when every use of
     ``buf`` is a free or a GEP whose uses are loads and that store."""
-    fresh = isinstance(buf, ir.CallInst) and callee_name(buf) in ALLOCATORS
+    fresh = isinstance(buf, ir.CallInst) and is_fresh_allocation(callee_name(buf))
     if not (isinstance(buf, ir.AllocaInst) or fresh):
         return None
     stores: list[ir.StoreInst] = []
     for use in buf.uses:
         u = use.user
-        if isinstance(u, ir.CallBase) and callee_name(u) in FREE_FUNCTIONS:
+        if isinstance(u, ir.CallBase) and is_free(callee_name(u)):
             continue
         if not isinstance(u, ir.GetElementPtrInst) or u.pointer is not buf:
             return None
@@ -110,7 +110,6 @@ def _same_trips(ls: Loop, li: Loop) -> bool:
 
 def find_forwarded(gu: GradientUtils, load: ir.LoadInst) -> Forwarded | None:
     """The recomputable stored value a load (of the original function) always reads."""
-    from irgrad.ad.cache import RECOMPUTE_OPCODES, is_cheap_intrinsic
 
     info = gu.loops.info
     got = _single_index_gep(load.pointer)
@@ -150,7 +149,7 @@ def find_forwarded(gu: GradientUtils, load: ir.LoadInst) -> Forwarded | None:
         if depth > 8 or len(nodes) >= MAX_NODES:
             return False
         if isinstance(v, ir.LoadInst):
-            if v.volatile or v.is_atomic or gu.activity.may_be_overwritten(v.pointer, after=v):
+            if v.volatile or v.is_atomic or gu.memory_writes.may_be_overwritten(v.pointer, after=v):
                 return False
         elif not (v.opcode in RECOMPUTE_OPCODES or is_cheap_intrinsic(v)):
             return False

@@ -4,14 +4,14 @@
 
 1. the body of ``f`` is cloned (the forward pass); pointers get shadows (arguments'
    shadows, GEPs/casts/phis/selects/loads of shadowed pointers, zeroed shadow allocas and
-   heap allocations), see :mod:`irgrad.ad.reverse_memory`;
+   heap allocations), see :mod:`irgrad.ad.reverse.memory`;
 2. every block ``B`` that can reach a return gets a reverse region ``rev.B`` (a head that
    pops/recomputes the forward values it needs, and a body that processes B's
    instructions backwards); each ``ret`` becomes a branch to its block's reverse region;
 3. ``rev.B`` continues with ``rev.P`` for the predecessor ``P`` that led to B: a phi
    added at B's top records its index in the forward pass, looked up like any value;
    phi adjoints are moved on the edge. Headers of counted loops record nothing: their
-   reverse runs a counter down to 0 (:mod:`irgrad.ad.reverse_loops`);
+   reverse runs a counter down to 0 (:mod:`irgrad.ad.reverse.loops`);
 4. ``rev.<entry>`` frees the tape and deferred allocations and returns the adjoints of the
    ``OUT`` arguments as a literal struct.
 """
@@ -21,13 +21,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.config import DiffeType, FnConfig
-from irgrad.ad.gradient_utils import GradientUtils, clone_instruction
-from irgrad.ad.reverse_activity import callee_name, has_float
-from irgrad.ad.reverse_branches import BranchIndex, branch_index
-from irgrad.ad.reverse_calls import augment_calls, reverse_call
-from irgrad.ad.reverse_insts import reverse_value_instruction
-from irgrad.ad.reverse_memory import (
+from irgrad.ad.core.config import DiffeType, FnConfig
+from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.reverse.branches import BranchIndex, branch_index
+from irgrad.ad.reverse.calls import augment_calls, reverse_call
+from irgrad.ad.reverse.gradient_utils import GradientUtils
+from irgrad.ad.reverse.instructions import reverse_value_instruction
+from irgrad.ad.reverse.memory import (
     create_shadow,
     forward_memtransfer,
     forward_store_shadow,
@@ -35,10 +35,13 @@ from irgrad.ad.reverse_memory import (
     reverse_store,
     should_drop_forward_free,
 )
-from irgrad.ad.sunk_stores import sink_stores
-from irgrad.analysis.cfg import reverse_postorder
-from irgrad.analysis.dominators import DominatorTree
+from irgrad.ad.reverse.sunk_stores import sink_stores
+from irgrad.analysis.activity import has_float
+from irgrad.analysis.known_functions import callee_name
 from irgrad.ir.builder import IRBuilder
+from irgrad.ir.cfg import reverse_postorder
+from irgrad.ir.clone import clone_with_operands
+from irgrad.ir.dominators import DominatorTree
 
 if TYPE_CHECKING:
     pass
@@ -63,10 +66,10 @@ def _signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | None]]:
     return ir.FunctionType(ret, params), names
 
 
-def create_primal_and_gradient(ctx: object, config: FnConfig) -> ir.Function:
+def create_primal_and_gradient(ctx: DerivativeContext, config: FnConfig) -> ir.Function:
     """Synthesize ``diffe_<f>`` for ``config`` (mode REVERSE_COMBINED) in ``ctx.module``."""
     orig = config.function
-    module: ir.Module = ctx.module  # type: ignore[attr-defined]
+    module: ir.Module = ctx.module
     ft, names = _signature(config)
     new = ir.Function(module.unique_name("diffe_" + orig.name), ft, "internal", names)
     module.add_function(new)
@@ -84,7 +87,7 @@ def create_primal_and_gradient(ctx: object, config: FnConfig) -> ir.Function:
     return new
 
 
-def _synthesize(ctx: object, config: FnConfig, new: ir.Function) -> GradientUtils:
+def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> GradientUtils:
     gu = GradientUtils(ctx, config, new)
     orig = config.function
     # -- arguments -------------------------------------------------------------------
@@ -132,7 +135,7 @@ def _clone_body(gu: GradientUtils) -> None:
     for bb in orig.blocks:
         nb = gu.vmap[bb]
         for inst in bb.instructions:
-            c = clone_instruction(inst, lambda v: v)
+            c = clone_with_operands(inst, list(inst.operands))
             nb.append(c)  # type: ignore[union-attr]
             gu.vmap[inst] = c
             gu.orig_of_new[c] = inst
@@ -331,7 +334,7 @@ def _emit_return(gu: GradientUtils, final: ir.BasicBlock) -> None:
             if gu.is_varied(arg):
                 d = b.load(arg.type, gu._slot(arg))
             else:
-                from irgrad.ad.gradient_utils import zero_of
+                from irgrad.ad.reverse.gradient_utils import zero_of
 
                 d = zero_of(arg.type)
             agg = b.insert_value(agg, d, [k])

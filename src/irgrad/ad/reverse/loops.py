@@ -24,13 +24,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.analysis.dominators import DominatorTree
+from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES
 from irgrad.analysis.loops import Loop, LoopInfo
 from irgrad.analysis.trip_count import InductionVariable, emit_trip_count
 from irgrad.ir.builder import IRBuilder
+from irgrad.ir.dominators import DominatorTree
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 
 class CountedLoop:
@@ -197,7 +198,6 @@ class LoopCounters:
         computed it: cheap pure instructions that cannot trap (no loads, no divisions)
         down to values usable everywhere and induction variables of the counted loops
         around ``block`` (recomputed from their reverse counters)."""
-        from irgrad.ad.cache import RECOMPUTE_OPCODES
 
         if not isinstance(v, ir.Instruction) or self.gu.planner.is_available(v):
             return True

@@ -25,12 +25,11 @@ double dy = __enzyme_reverse((void *)f, enzyme_dup, x, dx, enzyme_out, y, dret,
 from __future__ import annotations
 
 from irgrad import ir
-from irgrad.ad.api import ParsedCall, _error, _replace_result
-from irgrad.ad.augmented import augmented_pair
-from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
-from irgrad.ad.context import DerivativeContext
-from irgrad.ad.diagnostics import source_location_of
-from irgrad.ad.emit import adapt_value, coerce_scalar
+from irgrad.ad.api.entry_calls import ParsedCall, call_error, replace_result
+from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.rules.emit import adapt_value, coerce_scalar
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import constant_of
 
@@ -50,10 +49,10 @@ def lower_split_call(ctx: DerivativeContext, call: ir.CallInst, parsed: ParsedCa
                      entry: str) -> None:
     config = split_config(parsed)
     if parsed.mode is DerivativeMode.REVERSE_GRADIENT and parsed.tape is None:
-        raise _error(call, f"{entry} needs the tape from __enzyme_augmentfwd: pass "
+        raise call_error(call, f"{entry} needs the tape from __enzyme_augmentfwd: pass "
                      "enzyme_tape, tape")
     try:
-        aug, rev = augmented_pair(ctx, config)
+        aug, rev = ctx.augmented_pair(config)
     except DifferentiationError as exc:
         if exc.location is None:
             exc.location = source_location_of(call)
@@ -77,7 +76,7 @@ def lower_split_call(ctx: DerivativeContext, call: ir.CallInst, parsed: ParsedCa
         assert parsed.tape is not None
         values.append(parsed.tape)
         new_call = b.call(rev, values)
-        _replace_result(b, call, parsed, None if new_call.type.is_void else new_call, entry)
+        replace_result(b, call, parsed, None if new_call.type.is_void else new_call, entry)
     call.erase_from_parent()
 
 
@@ -86,21 +85,21 @@ def _augmented_result(b: ir.IRBuilder, call: ir.CallInst, parsed: ParsedCall,
     """The tape (``void *`` declared) or ``{tape, result}`` (a struct declared)."""
     target = parsed.sret_type if parsed.sret is not None else call.type
     if parsed.sret is not None and target is None:
-        raise _error(call, f"cannot read the struct type returned by {entry}")
+        raise call_error(call, f"cannot read the struct type returned by {entry}")
     if target is None or target.is_void:
-        raise _error(call, f"{entry} must be declared to return the tape (void *): its "
+        raise call_error(call, f"{entry} must be declared to return the tape (void *): its "
                      "result is needed by __enzyme_reverse")
     tape = result if result.type.is_pointer else b.extract_value(result, [0])
     if target.is_pointer:
         adapted: ir.Value = tape
     elif result.type.is_pointer:
-        raise _error(call, f"{entry} is declared to return {target}, but "
+        raise call_error(call, f"{entry} is declared to return {target}, but "
                      f"{parsed.function.name} returns void: declare it returning void *")
     else:
         try:
             adapted = adapt_value(b, result, target)
         except ValueError as exc:
-            raise _error(call, f"the return type of {entry} ({target}) does not match "
+            raise call_error(call, f"the return type of {entry} ({target}) does not match "
                          f"{{tape, result}} ({result.type}): {exc}") from None
     if parsed.sret is not None:
         b.store(adapted, parsed.sret)

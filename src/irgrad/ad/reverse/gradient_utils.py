@@ -3,7 +3,7 @@
 It owns the map from the original function's values to the forward (cloned) values, the
 shadows of pointers (``invert_pointer``), the adjoint slots (``diffe`` allocas in the entry
 block, promoted to registers by the post-AD SROA) and ``lookup``, which makes a forward
-value usable in a reverse block (reuse, recompute or tape, see :mod:`irgrad.ad.cache`).
+value usable in a reverse block (reuse, recompute or tape, see :mod:`irgrad.ad.reverse.tape`).
 """
 
 from __future__ import annotations
@@ -11,28 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irgrad import ir
-from irgrad.ad.cache import LookupPlanner, Tape
-from irgrad.ad.config import DerivativeMode, FnConfig
-from irgrad.ad.emit import fp_constant
-from irgrad.ad.reverse_activity import ReverseActivity, has_float
-from irgrad.ad.reverse_loops import LoopCounters
+from irgrad.ad.core.config import DerivativeMode, FnConfig
+from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.reverse.adjoints import add_values, adjoint_zero
+from irgrad.ad.reverse.loops import LoopCounters
+from irgrad.ad.reverse.sunk_stores import sinkable_stores
+from irgrad.ad.reverse.tape import LookupPlanner, Tape
+from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, has_float
+from irgrad.analysis.memory_writes import MemoryWrites
 from irgrad.errors import DifferentiationError
-from irgrad.ir.builder import IRBuilder, constant_of
-
-
-def zero_of(t: ir.Type) -> ir.Value:
-    if isinstance(t, ir.FloatType | ir.VectorType):
-        return fp_constant(t, 0.0) if has_float(t) else constant_of(t, 0)
-    return ir.ConstantAggregateZero(t)
-
-
-def adjoint_zero(t: ir.Type) -> ir.Value:
-    """The start (and reset) value of an adjoint: -0.0, the additive identity of IEEE
-    addition (``-0.0 + x == x`` for every x, -0.0 included, so LLVM folds the first
-    accumulation away; +0.0 would turn a -0.0 derivative into +0.0 and block the fold)."""
-    if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
-        return fp_constant(t, -0.0)
-    return zero_of(t)
+from irgrad.ir.builder import IRBuilder
+from irgrad.ir.clone import clone_with_operands
 
 
 def _reachable_from(start: ir.BasicBlock) -> set[ir.BasicBlock]:
@@ -70,13 +60,16 @@ def _dominators(fn: ir.Function) -> dict[ir.BasicBlock, set[ir.BasicBlock]]:
 class GradientUtils:
     """Everything one ``diffe_<f>`` synthesis shares between the handlers."""
 
-    def __init__(self, ctx: object, config: FnConfig, new_fn: ir.Function) -> None:
+    def __init__(self, ctx: DerivativeContext, config: FnConfig, new_fn: ir.Function) -> None:
         self.ctx = ctx
         self.config = config
         self.orig = config.function
         self.new = new_fn
-        self.module: ir.Module = ctx.module  # type: ignore[attr-defined]
-        self.activity = ReverseActivity(self.orig, config.arg_types)
+        self.module: ir.Module = ctx.module
+        self.activity = ActivityAnalysis.for_arguments(
+            self.orig, [t.is_active for t in config.arg_types], policy=REVERSE_POLICY,
+            return_active=config.return_type.is_active)
+        self.memory_writes = MemoryWrites(self.orig)
         self.vmap: dict[ir.Value, ir.Value] = {}
         self.orig_of_new: dict[ir.Value, ir.Value] = {}
         self.block_of_new: dict[ir.BasicBlock, ir.BasicBlock] = {}
@@ -104,10 +97,8 @@ class GradientUtils:
         self.dominates_exit = {
             b for b in dom if all(b in dom[r] for r in self.returns)
         }
-        from irgrad.ad.sunk_stores import sinkable_stores
-
         self.sunk_stores = sinkable_stores(self)
-        self.activity.exclude_writes(set(self.sunk_stores))
+        self.memory_writes.exclude_writes(set(self.sunk_stores))
         for inst in self.orig.instructions():
             if inst.name:
                 self._names.add(inst.name)
@@ -145,8 +136,6 @@ class GradientUtils:
         return self.module.get_or_insert_function(name, ft)
 
     def error(self, message: str, inst: ir.Instruction | None = None) -> DifferentiationError:
-        from irgrad.ad.diagnostics import source_location_of
-
         where = f" in function {self.orig.name}"
         loc = None
         if inst is not None:
@@ -200,7 +189,7 @@ class GradientUtils:
         orig = self.orig_of_new.get(primal)
         if not isinstance(orig, ir.LoadInst):
             return False
-        return not self.activity.may_be_overwritten(orig.pointer, after=orig)
+        return not self.memory_writes.may_be_overwritten(orig.pointer, after=orig)
 
     def lookup(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         """``v`` (a forward value of the new function) usable in ``rev.<orig_block>``."""
@@ -222,7 +211,7 @@ class GradientUtils:
                 op if isinstance(op, ir.BasicBlock) else self.lookup(op, orig_block)
                 for op in v.operands
             ]
-            got = _clone_with_operands(v, ops)
+            got = clone_with_operands(v, ops)
             got.name = self.fresh((v.name or "v") + ".re")
             self.head_builder(orig_block).insert(got)
         else:
@@ -249,7 +238,7 @@ class GradientUtils:
 
         b = self.head_builder(orig_block)
         for node in fw.nodes:
-            new = clone_instruction(node, remap)
+            new = clone_with_operands(node, [remap(op) for op in node.operands])
             new.metadata = [(k, m) for k, m in new.metadata if k != "dbg"]
             new.name = self.fresh((node.name or "v") + ".fw")
             b.insert(new)
@@ -304,61 +293,8 @@ class GradientUtils:
         b.store(add_values(b, old, dv), p)
 
 
-def add_values(b: IRBuilder, a: ir.Value, c: ir.Value) -> ir.Value:
-    """``a + c`` for floats, float vectors and aggregates of them.
-
-    Adjoint accumulation is a sum of contributions in no prescribed order, so the adds are
-    ``reassoc``: an adjoint summed over a loop (``dx[j] += l[i] * dy[i]``) becomes a
-    reduction LLVM may vectorize."""
-    t = a.type
-    if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
-        return b.fadd(a, c, flags=("reassoc",))
-    if isinstance(t, ir.ArrayType) or t.is_struct:
-        elems = t.elements if t.is_struct else [t.element] * t.count  # type: ignore[attr-defined]
-        out = a
-        for k, et in enumerate(elems):
-            if not has_float(et):
-                continue
-            x = b.extract_value(a, [k])
-            y = b.extract_value(c, [k])
-            out = b.insert_value(out, add_values(b, x, y), [k])
-        return out
-    return a
-
-
 def _inst_text(inst: ir.Instruction) -> str:
     try:
         return str(inst).strip()
     except Exception:  # printer not available: fall back to the opcode
         return inst.opcode
-
-
-def _clone_with_operands(inst: ir.Instruction, ops: list[ir.Value]) -> ir.Instruction:
-    new = clone_instruction(inst, lambda v: v)
-    for k, op in enumerate(ops):
-        new.set_operand(k, op)
-    return new
-
-
-def clone_instruction(inst: ir.Instruction, remap: Callable[[ir.Value], ir.Value]
-                      ) -> ir.Instruction:
-    """A detached copy of ``inst`` (every field copied) with operands ``remap``-ped."""
-    cls = type(inst)
-    new = cls.__new__(cls)
-    skip = {"_uses", "_operands", "_op_uses", "parent", "debug_records"}
-    for klass in cls.__mro__:
-        for slot in getattr(klass, "__slots__", ()):
-            if slot in skip or slot == "__weakref__" or not hasattr(inst, slot):
-                continue
-            val = getattr(inst, slot)
-            if isinstance(val, list):
-                val = [list(x) if isinstance(x, list) else x for x in val]
-            object.__setattr__(new, slot, val)
-    new._uses = []
-    new._operands = []
-    new._op_uses = []
-    new.parent = None
-    new.debug_records = []
-    for op in inst.operands:
-        new.append_operand(remap(op))
-    return new

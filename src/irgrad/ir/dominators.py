@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Generic, TypeVar
 
-from irgrad.analysis.cfg import graph_postorder, predecessors, successors
+from irgrad.ir.cfg import graph_postorder, predecessors, successors
+from irgrad.ir.control import InvokeInst
 from irgrad.ir.function import BasicBlock, Function
-from irgrad.ir.instructions import Instruction, InvokeInst, PHINode
+from irgrad.ir.instructions import Instruction, PHINode
 from irgrad.ir.values import Use, Value
 
 N = TypeVar("N", bound=Hashable)

@@ -14,19 +14,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.cache import type_size
-from irgrad.ad.diagnostics import mixed_activity_store_message
-from irgrad.ad.reverse_activity import (
-    FREE_FUNCTIONS,
-    alloca_may_hold,
-    callee_name,
-    has_float,
-    underlying_object,
-)
+from irgrad.ad.core.allocations import allocation_bytes
+from irgrad.ad.core.diagnostics import mixed_activity_store_message
+from irgrad.ad.reverse.adjoints import add_values, adjoint_zero, zero_of
+from irgrad.analysis.activity import alloca_may_hold, has_float
+from irgrad.analysis.known_functions import allocator, callee_name, is_free
+from irgrad.analysis.layout import alloc_size
+from irgrad.analysis.underlying_objects import underlying_object, underlying_objects
 from irgrad.ir.builder import IRBuilder
+from irgrad.ir.clone import clone_with_operands
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 _I64 = ir.i64
 
@@ -57,9 +56,7 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
     if op in ("getelementptr", "bitcast", "addrspacecast", "freeze"):
         base = gu.invert_pointer(inst.operands[0], inst)
         ops = [base] + [gu.primal(o) for o in inst.operands[1:]]
-        from irgrad.ad.gradient_utils import _clone_with_operands
-
-        s = _clone_with_operands(inst, ops)
+        s = clone_with_operands(inst, ops)
         s.name = name
         b.insert(s)
         return _record(gu, inst, s)
@@ -79,7 +76,7 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
         assert isinstance(inst, ir.AllocaInst)
         count = gu.primal(inst.count) if inst.count is not None else None
         s = b.insert(ir.AllocaInst(inst.allocated_type, count, inst.align), name)
-        size: ir.Value = ir.ConstantInt(_I64, type_size(inst.allocated_type))
+        size: ir.Value = ir.ConstantInt(_I64, alloc_size(inst.allocated_type))
         if count is not None:
             c64 = count if count.type == _I64 else b.zext(count, _I64)
             size = b.mul(size, c64)
@@ -92,16 +89,16 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
 
 def _shadow_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder,
                        name: str) -> ir.Value:
-    fname = callee_name(call)
+    alloc = allocator(callee_name(call))
+    assert alloc is not None
     args = [gu.primal(a) for a in call.args]
-    callee = call.callee
-    if fname == "calloc":
-        return b.call(callee, args, call.function_type, name=name)
-    if fname == "realloc":  # a fresh zeroed shadow; the old one keeps its adjoints
+    if alloc.reallocates is not None:  # a fresh zeroed shadow; the old one keeps its adjoints
         calloc = gu.libc("calloc", ir.FunctionType(ir.ptr, [_I64, _I64]))
-        return b.call(calloc, [args[1], ir.ConstantInt(_I64, 1)], name=name)
-    s = b.call(callee, args, call.function_type, name=name)
-    b.memset(s, 0, args[0])
+        size = allocation_bytes(b, alloc, args)
+        return b.call(calloc, [size, ir.ConstantInt(_I64, 1)], name=name)
+    s = b.call(call.callee, args, call.function_type, name=name)
+    if not alloc.zeroed:
+        b.memset(s, 0, allocation_bytes(b, alloc, args))
     return s
 
 
@@ -145,7 +142,7 @@ def _check_bytewise_copy(gu: GradientUtils, store: ir.StoreInst) -> None:
 
 def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
     """``free(p)`` of memory allocated in this function moves to the reverse pass."""
-    if callee_name(call) not in FREE_FUNCTIONS or not call.args:
+    if not is_free(callee_name(call)) or not call.args:
         return False
     base = underlying_object(call.args[0])
     if isinstance(base, ir.CallInst) and base in gu.activity.shadowed and base.parent:
@@ -173,7 +170,8 @@ def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
 
 def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
     """Reverse of a malloc whose free was deferred: free the memory and its shadow."""
-    if callee_name(call) == "realloc" and gu.is_shadowed(call):
+    alloc = allocator(callee_name(call))
+    if alloc is not None and alloc.reallocates is not None and gu.is_shadowed(call):
         reverse_realloc(gu, call, b)
         return
     if call not in gu.freed_allocations:
@@ -195,7 +193,6 @@ def reverse_load(gu: GradientUtils, load: ir.LoadInst, b: IRBuilder) -> None:
     d = gu.diffe(load, b)
     sp = gu.lookup_shadow(load.pointer, bb, load)
     old = b.load(load.type, sp, load.align)
-    from irgrad.ad.gradient_utils import add_values
 
     b.store(add_values(b, old, d), sp, load.align)
 
@@ -207,7 +204,6 @@ def reverse_store(gu: GradientUtils, store: ir.StoreInst, b: IRBuilder) -> None:
     bb = store.parent
     assert bb is not None
     sp = gu.lookup_shadow(store.pointer, bb, store)
-    from irgrad.ad.gradient_utils import adjoint_zero, zero_of
 
     # the shadow of a local buffer (an alloca, or a malloc freed here) is never seen by
     # the caller: reset it to -0.0, the additive identity, so a read-modify-write
@@ -227,7 +223,6 @@ def reverse_store(gu: GradientUtils, store: ir.StoreInst, b: IRBuilder) -> None:
 # -- memory intrinsics ------------------------------------------------------------------------
 def _element_type(gu: GradientUtils, call: ir.CallBase, ptrs: list[ir.Value]) -> ir.Type | None:
     """The floating-point type of the data a memcpy moves (from the loads/stores around)."""
-    from irgrad.analysis.activity import underlying_objects
 
     bases = {_copy_base(p) for p in ptrs} - {None}
     _add_copy_partners(gu, bases)
@@ -278,7 +273,6 @@ def _access_types(fn: ir.Function, bases: set[ir.Value | None]
                   ) -> tuple[set[ir.Type], bool]:
     """The floating-point types loaded/stored through ``bases`` in ``fn`` (and whether
     pointers are)."""
-    from irgrad.analysis.activity import underlying_objects
 
     found: set[ir.Type] = set()
     pointers = False
@@ -403,7 +397,7 @@ def _memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
     loop = fn.append_basic_block("loop")
     done = fn.append_basic_block("done")
     b = IRBuilder(entry)
-    size = type_size(et)
+    size = alloc_size(et)
     n = b.udiv(nbytes, ir.ConstantInt(_I64, size), name="n")
     empty = b.icmp("eq", n, ir.ConstantInt(_I64, 0), name="empty")
     b.cond_br(empty, done, loop)

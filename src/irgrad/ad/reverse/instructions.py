@@ -11,14 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.emit import emit_expr
-from irgrad.ad.reverse_activity import has_float
+from irgrad.ad.reverse.adjoints import adjoint_zero
 from irgrad.ad.rules import Rule, lookup_instruction
 from irgrad.ad.rules import expr as E
+from irgrad.ad.rules.emit import emit_expr
+from irgrad.analysis.activity import has_float
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 def apply_rule(gu: GradientUtils, inst: ir.Instruction, rule: Rule, operands: list[ir.Value],
                d: ir.Value, b: IRBuilder) -> None:
@@ -115,7 +116,6 @@ def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuil
 
 
 def _zero_like(v: ir.Value) -> ir.Value:
-    from irgrad.ad.gradient_utils import adjoint_zero
 
     return adjoint_zero(v.type)
 

@@ -7,7 +7,7 @@ A call to a defined function ``g`` is differentiated either
   re-running g changes nothing (g writes no memory outside its own stack frame and has no
   other side effect) and sees the same inputs (the memory g reads is not overwritten
   between the call and the reverse pass); or
-* Enzyme's way (:mod:`irgrad.ad.augmented`): the forward pass calls g's augmented primal,
+* Enzyme's way (:mod:`irgrad.ad.reverse.augmented`): the forward pass calls g's augmented primal,
   which returns a tape, and the reverse pass calls g's reverse with that tape.
 
 :func:`cheap_call_is_exact` decides, conservatively.
@@ -18,11 +18,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.config import DerivativeMode
-from irgrad.ad.reverse_activity import callee_name, is_ignored_intrinsic, underlying_object
+from irgrad.ad.core.config import DerivativeMode
+from irgrad.analysis.known_functions import callee_name, is_ignored_intrinsic, is_math_function
+from irgrad.analysis.underlying_objects import underlying_object
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 _MEMORY_INTRINSICS = ("llvm.memcpy", "llvm.memmove", "llvm.memset")
 
@@ -65,8 +66,6 @@ def function_effects(fn: ir.Function, seen: set[ir.Function] | None = None) -> E
 
 def _call_effects(fn: ir.Function, call: ir.CallBase, seen: set[ir.Function],
                   out: Effects) -> None:
-    from irgrad.ad.rules import lookup_call
-
     name = callee_name(call)
     callee = call.called_function
     if name is None or callee is None:
@@ -83,8 +82,8 @@ def _call_effects(fn: ir.Function, call: ir.CallBase, seen: set[ir.Function],
     if name.startswith("llvm."):
         return  # arithmetic intrinsics (fmuladd, sin, ...)
     if callee.is_declaration:
-        if lookup_call(name) is not None:
-            return  # libm with a rule (errno aside, no effect on user data)
+        if is_math_function(name):
+            return  # libm (errno aside, no effect on user data)
         out.writes = True  # malloc, printf, anything external
         return
     if callee in seen:

@@ -1,29 +1,23 @@
-"""Lowering of the user's ``__enzyme_*`` calls (Enzyme's C API) to synthesized derivatives.
+"""The user's ``__enzyme_*`` calls (Enzyme's C API): entry points, markers, and the
+reading of one call into a :class:`ParsedCall`.
 
 ``__enzyme_autodiff*(fn, args...)`` (reverse mode), ``__enzyme_fwddiff*(fn, args...)``
-(forward mode) and the split pair ``__enzyme_augmentfwd*`` / ``__enzyme_reverse*`` (see
-:mod:`irgrad.ad.api_split`) are matched by name prefix. The arguments after ``fn`` are read with
-Enzyme's markers (``enzyme_dup x, dx``, ``enzyme_out x``, ``enzyme_const x``,
-``enzyme_width, N``, ...; see ``include/enzyme/enzyme.h``), the request becomes a
-:class:`FnConfig`, and the call is replaced by a call to the derivative from the
-:class:`DerivativeContext`, with its arguments and result adapted to the user's call.
-Afterwards no reference to a marker global or an ``__enzyme_*`` declaration remains.
+(forward mode) and the split pair ``__enzyme_augmentfwd*`` / ``__enzyme_reverse*`` are
+matched by name prefix. The arguments after ``fn`` are read with Enzyme's markers
+(``enzyme_dup x, dx``, ``enzyme_out x``, ``enzyme_const x``, ``enzyme_width, N``, ...; see
+``include/enzyme/enzyme.h``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from irgrad import ir
-from irgrad.ad.config import DerivativeMode, DiffeType, FnConfig
-from irgrad.ad.context import DerivativeContext
-from irgrad.ad.diagnostics import source_location_of
-from irgrad.ad.emit import adapt_value, coerce_scalar
-from irgrad.ad.invoke import lower_invoke
+from irgrad.ad.core.config import DerivativeMode, DiffeType
+from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.rules.emit import adapt_value
 from irgrad.errors import DifferentiationError
-from irgrad.ir.builder import constant_of
 
 REVERSE_PREFIX = "__enzyme_autodiff"
 FORWARD_PREFIX = "__enzyme_fwddiff"
@@ -112,23 +106,23 @@ def _split_markers(call: ir.CallBase, rest: list[ir.Value], mode: DerivativeMode
             k += 1
             continue
         if mode not in SPLIT_MODES:
-            raise _error(call, f"{name} is only valid in split mode (__enzyme_augmentfwd / "
+            raise call_error(call, f"{name} is only valid in split mode (__enzyme_augmentfwd / "
                          "__enzyme_reverse)")
         if k + 1 >= len(rest) or marker_name(rest[k + 1]) is not None:
-            raise _error(call, f"the marker {name} must be followed by a value")
+            raise call_error(call, f"the marker {name} must be followed by a value")
         if name == "enzyme_tape":
             if mode is not DerivativeMode.REVERSE_GRADIENT:
-                raise _error(call, "enzyme_tape is an argument of __enzyme_reverse (the "
+                raise call_error(call, "enzyme_tape is an argument of __enzyme_reverse (the "
                              "tape __enzyme_augmentfwd returned)")
             if not rest[k + 1].type.is_pointer:
-                raise _error(call, f"the tape after enzyme_tape must be a pointer (the "
+                raise call_error(call, f"the tape after enzyme_tape must be a pointer (the "
                              f"result of __enzyme_augmentfwd), not {rest[k + 1].type}")
             parsed.tape = rest[k + 1]
         k += 2  # enzyme_allocated N: the tape is always a heap pointer; N is not needed
     return out
 
 
-def _error(call: ir.CallBase, message: str) -> DifferentiationError:
+def call_error(call: ir.CallBase, message: str) -> DifferentiationError:
     return DifferentiationError(message, source_location_of(call))
 
 
@@ -198,16 +192,16 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
         sret, sret_type = args[0], _type_of_sret(call, module)
         args = args[1:]
     if not args:
-        raise _error(call, f"{entry} needs the function to differentiate as first argument")
+        raise call_error(call, f"{entry} needs the function to differentiate as first argument")
     target = strip_casts(args[0])
     if not isinstance(target, ir.Function):
-        raise _error(
+        raise call_error(
             call,
             f"the first argument of {entry} must be a function (the function to "
             f"differentiate), not {_value_text(args[0])}",
         )
     if target.is_declaration:
-        raise _error(
+        raise call_error(
             call,
             f"cannot differentiate {target.name}: it is declared without a definition in "
             "this module",
@@ -221,10 +215,10 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
         name = marker_name(rest[k])
         if name == "enzyme_width":
             if k + 1 >= len(rest) or not isinstance(rest[k + 1], ir.ConstantInt):
-                raise _error(call, "enzyme_width must be followed by a constant width")
+                raise call_error(call, "enzyme_width must be followed by a constant width")
             parsed.width = rest[k + 1].value  # type: ignore[attr-defined]
             if parsed.width < 1:
-                raise _error(call, f"enzyme_width must be at least 1, got {parsed.width}")
+                raise call_error(call, f"enzyme_width must be at least 1, got {parsed.width}")
             k += 2
         elif name == "enzyme_primal_return":
             parsed.return_primal = True
@@ -237,25 +231,25 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
             name = marker_name(rest[k])
             assert name is not None
             if name in UNSUPPORTED_MARKERS:
-                raise _error(call, f"the marker {name} is not supported yet")
+                raise call_error(call, f"the marker {name} is not supported yet")
             if name in OPTION_MARKERS:
                 if name == "enzyme_primal_return":
                     parsed.return_primal = True
                     k += 1
                     continue
-                raise _error(call, f"{name} must come before the function's arguments")
+                raise call_error(call, f"{name} must come before the function's arguments")
             if marker is not None:
-                raise _error(call, f"two markers in a row: {marker} followed by {name}")
+                raise call_error(call, f"two markers in a row: {marker} followed by {name}")
             marker = name
             k += 1
         if k >= len(rest):
             if marker is not None:
-                raise _error(
+                raise call_error(
                     call,
                     f"the marker {marker} is followed by nothing: {target.name} expects "
                     f"argument {index + 1} of type {param_type} after it",
                 )
-            raise _error(
+            raise call_error(
                 call,
                 f"too few arguments in {entry} for {target.name}: it takes {len(params)}, "
                 f"the call passes {index}",
@@ -271,7 +265,7 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
             count = parsed.width if mode is DerivativeMode.FORWARD else 1
             for _ in range(count):
                 if k >= len(rest) or marker_name(rest[k]) is not None:
-                    raise _error(
+                    raise call_error(
                         call,
                         f"missing shadow for argument {index + 1} of {target.name}: "
                         f"{_describe(activity)} needs a shadow of type {param_type} after "
@@ -281,7 +275,7 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
                 if not _compatible(shadow.type, param_type) or (
                     shadow.type.is_pointer != param_type.is_pointer
                 ):
-                    raise _error(
+                    raise call_error(
                         call,
                         f"the shadow of argument {index + 1} of {target.name} has type "
                         f"{shadow.type}, but the argument has type {param_type}",
@@ -292,18 +286,18 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
     if (k == len(rest) - 1 and mode is DerivativeMode.REVERSE_GRADIENT
             and target.return_type.is_fp_or_fp_vector and marker_name(rest[k]) is None):
         if not _compatible(rest[k].type, target.return_type):
-            raise _error(call, f"the adjoint of the result of {target.name} passed to {entry} "
+            raise call_error(call, f"the adjoint of the result of {target.name} passed to {entry} "
                          f"has type {rest[k].type}, expected {target.return_type}")
         parsed.differet = rest[k]
         k += 1
     if k < len(rest):
         extra = len(rest) - k
         if marker_name(rest[k]) is not None and k == len(rest) - 1:
-            raise _error(
+            raise call_error(
                 call, f"the marker {marker_name(rest[k])} is followed by nothing (too many "
                 f"arguments for {target.name}, which takes {len(params)})"
             )
-        raise _error(
+        raise call_error(
             call,
             f"too many arguments in {entry} for {target.name}: it takes {len(params)}, "
             f"{extra} argument(s) left over",
@@ -323,24 +317,24 @@ def _check_activity(
 ) -> None:
     where = f"argument {index + 1} of {target.name} ({param_type})"
     if not _compatible(value.type, param_type):
-        raise _error(call, f"{where} is passed a value of type {value.type}")
+        raise call_error(call, f"{where} is passed a value of type {value.type}")
     if activity is DiffeType.OUT:
         if not param_type.is_fp_or_fp_vector:
-            raise _error(
+            raise call_error(
                 call,
                 f"enzyme_out before {where}: only floating-point scalars can be active "
                 "(enzyme_out); use enzyme_dup/enzyme_const for pointers and enzyme_const "
                 "for integers",
             )
         if mode is DerivativeMode.FORWARD:
-            raise _error(call, f"enzyme_out before {where} is not valid in forward mode "
+            raise call_error(call, f"enzyme_out before {where} is not valid in forward mode "
                          "(use enzyme_dup x, dx)")
     if activity in (DiffeType.DUP, DiffeType.DUP_NONEED):
         if param_type.is_integer:
-            raise _error(call, f"{marker or 'enzyme_dup'} before {where}: integers cannot "
+            raise call_error(call, f"{marker or 'enzyme_dup'} before {where}: integers cannot "
                          "have a shadow (use enzyme_const)")
         if mode is not DerivativeMode.FORWARD and param_type.is_fp_or_fp_vector:
-            raise _error(call, f"{marker} before {where}: in reverse mode a floating-point "
+            raise call_error(call, f"{marker} before {where}: in reverse mode a floating-point "
                          "scalar is enzyme_out or enzyme_const")
 
 
@@ -360,7 +354,7 @@ def return_activity(parsed: ParsedCall, call: ir.CallBase) -> DiffeType:
     return DiffeType.OUT if parsed.mode is not DerivativeMode.FORWARD else DiffeType.DUP
 
 
-def _forward_wants_primal(parsed: ParsedCall, call: ir.CallBase) -> bool:
+def forward_wants_primal(parsed: ParsedCall, call: ir.CallBase) -> bool:
     """``{primal, tangent}`` asked for by the call's declared struct return type."""
     if parsed.return_primal:
         return True
@@ -380,66 +374,12 @@ def _leaf_count(ty: ir.Type) -> int:
     return 1
 
 
-def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) -> None:
-    """Replace one ``__enzyme_*`` call by a call to the synthesized derivative."""
-    entry = call.called_function.name if call.called_function is not None else "__enzyme"
-    if entry.startswith(UNSUPPORTED_PREFIXES):
-        raise _error(call, f"{entry}: this split mode is not supported yet")
-    if isinstance(call, ir.InvokeInst):  # C++: a call + branch, as Enzyme does
-        call = lower_invoke(call)
-    if not isinstance(call, ir.CallInst):
-        raise _error(call, f"{entry} must be called with 'call' (not {call.opcode})")
-    parsed = parse_call(call, mode, ctx.module)
-    if mode in SPLIT_MODES:
-        from irgrad.ad.api_split import lower_split_call
-
-        lower_split_call(ctx, call, parsed, entry)
-        return
-    ret_activity = return_activity(parsed, call)
-    return_primal = mode is DerivativeMode.FORWARD and _forward_wants_primal(parsed, call)
-    if return_primal and ret_activity is DiffeType.CONST:
-        ret_activity = DiffeType.DUP
-    config = FnConfig(
-        function=parsed.function,
-        mode=mode,
-        arg_types=tuple(parsed.activities),
-        return_type=ret_activity,
-        width=parsed.width,
-        return_primal=return_primal,
-    )
-    try:
-        derivative = ctx.get_or_create(config)
-    except DifferentiationError as exc:
-        if exc.location is None:
-            exc.location = source_location_of(call)
-        raise
-    b = ir.IRBuilder(position=call)
-    b.debug_loc = call.debug_loc
-    params = derivative.function_type.params
-    values: list[ir.Value] = []
-    for primal, shadows in zip(parsed.primals, parsed.shadows, strict=True):
-        for v in (primal, *shadows):
-            values.append(coerce_scalar(b, v, params[len(values)]))
-    if mode is not DerivativeMode.FORWARD and ret_activity is DiffeType.OUT:
-        ret_type = parsed.function.return_type
-        values.append(constant_of(ret_type, 1.0))
-    if len(values) != len(params):
-        raise DifferentiationError(
-            f"internal: {derivative.name} takes {len(params)} arguments, lowering built "
-            f"{len(values)}", source_location_of(call)
-        )
-    new_call = b.call(derivative, values)
-    result: ir.Value | None = None if new_call.type.is_void else new_call
-    _replace_result(b, call, parsed, result, entry)
-    call.erase_from_parent()
-
-
-def _replace_result(
+def replace_result(
     b: ir.IRBuilder, call: ir.CallBase, parsed: ParsedCall, result: ir.Value | None, entry: str
 ) -> None:
     target_type = parsed.sret_type if parsed.sret is not None else call.type
     if parsed.sret is not None and target_type is None:
-        raise _error(call, f"cannot read the struct type returned by {entry}")
+        raise call_error(call, f"cannot read the struct type returned by {entry}")
     if target_type is None or target_type.is_void:
         return
     if parsed.sret is None and not call.uses:
@@ -448,7 +388,7 @@ def _replace_result(
         if parsed.mode is not DerivativeMode.FORWARD and target_type.is_fp_or_fp_vector:
             adapted: ir.Value = ir.null_value(target_type)
         else:
-            raise _error(
+            raise call_error(
                 call,
                 f"{entry} is declared to return {target_type}, but differentiating "
                 f"{parsed.function.name} gives no result (wrong return type of the call)",
@@ -457,7 +397,7 @@ def _replace_result(
         try:
             adapted = adapt_value(b, result, target_type)
         except ValueError as exc:
-            raise _error(
+            raise call_error(
                 call,
                 f"the return type of {entry} ({target_type}) does not match the result of "
                 f"differentiating {parsed.function.name} ({result.type}): {exc}",
@@ -482,7 +422,7 @@ def enzyme_calls(module: ir.Module) -> list[tuple[ir.CallBase, DerivativeMode]]:
     return found
 
 
-def _remove_markers(module: ir.Module) -> None:
+def remove_markers(module: ir.Module) -> None:
     """Erase marker loads (now unused) and the marker / entry point declarations."""
     for gv in list(module.globals):
         if gv.name not in MARKER_NAMES:
@@ -498,25 +438,3 @@ def _remove_markers(module: ir.Module) -> None:
             module.remove_function(fn)
 
 
-def lower_enzyme_calls(module: ir.Module) -> ir.Module:
-    """Replace every ``__enzyme_autodiff*``/``__enzyme_fwddiff*`` call in ``module`` by a
-    call to its synthesized derivative; remove the markers and entry declarations."""
-    calls = enzyme_calls(module)
-    if not calls:
-        return module
-    ctx = DerivativeContext(module)
-    for call, mode in calls:
-        lower_call(ctx, call, mode)
-    _remove_markers(module)
-    return module
-
-
-def lower_calls_in_order(module: ir.Module, calls: Sequence[ir.CallBase]) -> None:
-    """Lower the given calls (tests use it to lower one call at a time)."""
-    ctx = DerivativeContext(module)
-    for call in calls:
-        fn = call.called_function
-        mode = entry_mode(fn.name) if fn is not None else None
-        if mode is not None:
-            lower_call(ctx, call, mode)
-    _remove_markers(module)

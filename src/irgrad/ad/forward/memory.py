@@ -8,28 +8,30 @@ and a load from shadowed memory reads the tangent from the shadow.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.config import DiffeType
-from irgrad.ad.diagnostics import mixed_activity_store_message
-from irgrad.ad.forward import tangent_type, zero_tangent
-from irgrad.ad.forward_insts import (
-    ALLOC_FUNCTIONS,
-    FREE_FUNCTIONS,
-    INACTIVE_FUNCTIONS,
-    INACTIVE_INTRINSICS,
-    MEM_TRANSFER,
-    callee_config,
-)
-from irgrad.ad.interleaved_shadows import widened
-from irgrad.ad.reverse_activity import underlying_object
+from irgrad.ad.core.allocations import allocation_bytes
+from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.diagnostics import mixed_activity_store_message
+from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
+from irgrad.ad.forward.tangents import tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.analysis.known_functions import (
+    Allocator,
+    allocator,
+    is_free,
+    is_inactive_call,
+    is_memory_transfer,
+    is_memset,
+)
 from irgrad.analysis.layout import abi_align
+from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.ir.clone import clone_instruction
 
 if TYPE_CHECKING:
-    from irgrad.ad.forward_insts import ForwardPass
+    from irgrad.ad.forward.instructions import ForwardPass
 
 
 def _copy(fp: ForwardPass, inst: ir.Instruction, mapping: dict[ir.Value, ir.Value],
@@ -192,12 +194,13 @@ def _has_tangents(fp: ForwardPass, call: ir.CallBase) -> bool:
 def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     callee = call.called_function
     name = callee.name if callee is not None else ""
-    if name.startswith(INACTIVE_INTRINSICS) or name in INACTIVE_FUNCTIONS:
+    if is_inactive_call(name):
         return
-    if name in ALLOC_FUNCTIONS:
-        _visit_alloc(fp, call, name)
+    alloc = allocator(name)
+    if alloc is not None:
+        _visit_alloc(fp, call, alloc)
         return
-    if name in FREE_FUNCTIONS:
+    if is_free(name):
         t = fp.tangent(call.args[0])
         if call.args[0] in fp.interleaved:
             sized = [_times_width(fp, a) for a in call.args[1:]]
@@ -206,7 +209,7 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
             for s in t if isinstance(t, list) else [t]:
                 fp.b.call(callee, [s, *call.args[1:]])  # type: ignore[arg-type]  # _ZdlPvm: size
         return
-    if name.startswith(MEM_TRANSFER) or name.startswith("llvm.memset."):
+    if is_memory_transfer(name) or is_memset(name):
         _visit_mem_intrinsic(fp, call, name)
         return
     if not _has_tangents(fp, call):
@@ -253,23 +256,23 @@ def _set_struct_tangent(
         ]
 
 
-def _visit_alloc(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
+def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
     """malloc/calloc/new/realloc: a shadow allocation of the same size, zeroed."""
     assert isinstance(call, ir.CallInst)
     if call in fp.interleaved:
-        fp.tangents[call] = _interleaved_alloc(fp, call, name)
+        fp.tangents[call] = _interleaved_alloc(fp, call, alloc)
         return
     shadows: list[ir.Value] = []
     for _ in range(fp.width):
-        if name == "realloc":
-            base = fp.tangent(call.args[0])
+        if alloc.reallocates is not None:
+            base = fp.tangent(call.args[alloc.reallocates])
             lanes = base if isinstance(base, list) else [base]
             src = lanes[len(shadows)] if base is not None else ir.ConstantPointerNull(ir.ptr)
             sh = _realloc_shadow(fp, call, src)  # type: ignore[arg-type]
         else:
             sh = _copy(fp, call, {})
-        if name in ("malloc", "_Znwm", "_Znam", "aligned_alloc"):
-            size: ir.Value = call.args[-1] if name == "aligned_alloc" else call.args[0]
+        if not alloc.zeroed and alloc.reallocates is None:
+            size = allocation_bytes(fp.b, alloc, call.args)
             if fp.ctx.module.get_function("realloc") is not None:
                 # a later realloc copies the whole usable block: zero all of it
                 size = fp.b.call(_usable_size(fp), [sh], name="'malloc.usable")
@@ -278,16 +281,15 @@ def _visit_alloc(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     fp.tangents[call] = shadows[0] if fp.width == 1 else shadows
 
 
-def _interleaved_alloc(fp: ForwardPass, call: ir.CallInst, name: str) -> ir.Value:
+def _interleaved_alloc(fp: ForwardPass, call: ir.CallInst, alloc: Allocator) -> ir.Value:
     """One zeroed shadow buffer ``width`` times the size of the primal allocation."""
     b = fp.b
     args = list(call.args)
-    size_at = {"calloc": 1, "aligned_alloc": 1}.get(name, 0)
+    size_at = alloc.size_args[-1]
     args[size_at] = _times_width(fp, args[size_at])
     shadow = b.call(call.callee, args, call.function_type, name=_shadow_name(call))
-    if name != "calloc":
-        total = args[size_at]
-        b.memset(shadow, 0, total if total.type == ir.i64 else b.zext(total, ir.i64))
+    if not alloc.zeroed:
+        b.memset(shadow, 0, allocation_bytes(b, alloc, args))
     return shadow
 
 
@@ -379,3 +381,28 @@ def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function)
                 fp.tangents[primal] = fp.pack(lanes, ret)
         fp.tangents.pop(call, None)  # tangent lookups of the old call go to the primal
     call.erase_from_parent()
+
+
+def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Value],
+                  result_used: bool) -> FnConfig:
+    acts = []
+    interleaved = []
+    for i, (a, p) in enumerate(zip(args, callee.function_type.params, strict=False)):
+        t = pass_.tangent(a)
+        if t is not None and (p.is_pointer or p.is_fp_or_fp_vector):
+            acts.append(DiffeType.DUP)
+            if a in pass_.interleaved:
+                interleaved.append(i)
+        else:
+            acts.append(DiffeType.CONST)
+    ret = callee.return_type
+    ret_act = DiffeType.DUP if (ret.is_fp_or_fp_vector or ret.is_pointer) else DiffeType.CONST
+    return FnConfig(
+        function=callee,
+        mode=DerivativeMode.FORWARD,
+        arg_types=tuple(acts),
+        return_type=ret_act,
+        width=pass_.width,
+        return_primal=not ret.is_void,
+        extra=((INTERLEAVED_KEY, tuple(interleaved)),) if interleaved else (),
+    )

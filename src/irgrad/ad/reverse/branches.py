@@ -21,11 +21,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.analysis.dominators import DominatorTree
 from irgrad.ir.builder import IRBuilder
+from irgrad.ir.dominators import DominatorTree
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 
 class BranchIndex:

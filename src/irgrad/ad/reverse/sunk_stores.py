@@ -24,18 +24,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.config import DerivativeMode
-from irgrad.ad.reverse_activity import (
-    ALLOCATION_FUNCTIONS,
-    FREE_FUNCTIONS,
+from irgrad.ad.core.config import DerivativeMode
+from irgrad.analysis.known_functions import (
     callee_name,
+    is_allocation,
+    is_free,
     is_ignored_intrinsic,
-    is_libm,
-    underlying_object,
+    is_math_function,
 )
+from irgrad.analysis.underlying_objects import underlying_object
 
 if TYPE_CHECKING:
-    from irgrad.ad.gradient_utils import GradientUtils
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 _MEMORY_INTRINSICS = ("mem", "masked", "gather", "scatter", "load", "store", "va_", "vp.")
 
@@ -56,11 +56,11 @@ def _harmless(inst: ir.Instruction) -> bool:
         return True
     if name.startswith("llvm."):
         return not any(k in name[5:] for k in _MEMORY_INTRINSICS)
-    if name in FREE_FUNCTIONS and inst.args:
+    if is_free(name) and inst.args:
         base = underlying_object(inst.args[0])
-        return isinstance(base, ir.CallInst) and callee_name(base) in ALLOCATION_FUNCTIONS
+        return isinstance(base, ir.CallInst) and is_allocation(callee_name(base))
     fn = inst.called_function
-    return fn is not None and fn.is_declaration and is_libm(name)
+    return fn is not None and fn.is_declaration and is_math_function(name)
 
 
 def _candidate(gu: GradientUtils, inst: ir.Instruction) -> bool:
@@ -88,7 +88,7 @@ def sinkable_stores(gu: GradientUtils) -> list[ir.StoreInst]:
             if not _candidate(gu, inst):
                 continue
             later = insts[k + 1:] + [
-                i for b in gu.activity.reachable_after(bb) for i in b.instructions]
+                i for b in gu.memory_writes.reachable_after(bb) for i in b.instructions]
             if all(_harmless(i) or _candidate(gu, i) for i in later):
                 out.append(inst)  # type: ignore[arg-type]
     return out

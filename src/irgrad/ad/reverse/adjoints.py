@@ -1,0 +1,48 @@
+"""Adjoint values: zeros of any type, the start value of an adjoint, and accumulation."""
+
+from __future__ import annotations
+
+from irgrad import ir
+from irgrad.ad.rules.emit import fp_constant
+from irgrad.analysis.activity import has_float
+from irgrad.ir.builder import IRBuilder, constant_of
+
+
+def zero_of(t: ir.Type) -> ir.Value:
+    if isinstance(t, ir.FloatType | ir.VectorType):
+        return fp_constant(t, 0.0) if has_float(t) else constant_of(t, 0)
+    return ir.ConstantAggregateZero(t)
+
+
+def adjoint_zero(t: ir.Type) -> ir.Value:
+    """The start (and reset) value of an adjoint: -0.0, the additive identity of IEEE
+    addition (``-0.0 + x == x`` for every x, -0.0 included, so LLVM folds the first
+    accumulation away; +0.0 would turn a -0.0 derivative into +0.0 and block the fold)."""
+    if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
+        return fp_constant(t, -0.0)
+    return zero_of(t)
+
+
+def add_values(b: IRBuilder, a: ir.Value, c: ir.Value) -> ir.Value:
+    """``a + c`` for floats, float vectors and aggregates of them.
+
+    Adjoint accumulation is a sum of contributions in no prescribed order, so the adds are
+    ``reassoc``: an adjoint summed over a loop (``dx[j] += l[i] * dy[i]``) becomes a
+    reduction LLVM may vectorize."""
+    t = a.type
+    if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
+        return b.fadd(a, c, flags=("reassoc",))
+    if isinstance(t, ir.ArrayType) or t.is_struct:
+        elems = t.elements if t.is_struct else [t.element] * t.count  # type: ignore[attr-defined]
+        out = a
+        for k, et in enumerate(elems):
+            if not has_float(et):
+                continue
+            x = b.extract_value(a, [k])
+            y = b.extract_value(c, [k])
+            out = b.insert_value(out, add_values(b, x, y), [k])
+        return out
+    return a
+
+
+__all__ = ["add_values", "adjoint_zero", "zero_of"]

@@ -1,0 +1,133 @@
+"""Which memory a function may write, and where: the question the reverse pass asks
+before it recomputes a load instead of caching it (``may_be_overwritten``).
+"""
+
+from __future__ import annotations
+
+from irgrad import ir
+from irgrad.analysis.known_functions import (
+    callee_name,
+    is_allocation,
+    is_free,
+    is_ignored_intrinsic,
+    is_inactive_function,
+    is_math_function,
+    is_memory_transfer,
+    is_memset,
+)
+from irgrad.analysis.underlying_objects import is_allocated_object, underlying_object
+
+_NO_WRITE = object()
+
+
+def is_read_only(fn: ir.Function) -> bool:
+    """The function's attributes say it writes no memory."""
+    for a in fn.attribute_texts():
+        if a in ("readnone", "readonly", "memory(none)", "memory(read)") or (
+            a.startswith("memory(") and "write" not in a and "readwrite" not in a
+        ):
+            return True
+    return False
+
+
+def written_object(inst: ir.Instruction) -> object:
+    """The underlying object ``inst`` may write: a value, None for anything, or
+    :data:`_NO_WRITE` when it writes nothing the function can read back."""
+    if isinstance(inst, ir.StoreInst | ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
+        return underlying_object(inst.pointer)
+    if not isinstance(inst, ir.CallBase):
+        return _NO_WRITE
+    name = callee_name(inst)
+    fn = inst.called_function
+    if name is None or fn is None:
+        return None
+    if name.startswith("llvm.lifetime.end"):  # the contents are dead afterwards
+        ptrs = [a for a in inst.args if a.type.is_pointer]
+        return underlying_object(ptrs[-1]) if ptrs else None
+    if is_ignored_intrinsic(name) or is_allocation(name):
+        return _NO_WRITE
+    if is_free(name) and inst.args:
+        base = underlying_object(inst.args[0])
+        if isinstance(base, ir.CallInst) and is_allocation(callee_name(base)):
+            return _NO_WRITE  # the function's own allocation: freed after the reverse pass
+        return base
+    if is_memory_transfer(name) or is_memset(name):
+        return underlying_object(inst.args[0])
+    if (is_inactive_function(name) or name.startswith("llvm.")
+            or (fn.is_declaration and is_math_function(name))
+            or (not fn.is_declaration and is_read_only(fn))):
+        return _NO_WRITE
+    return None
+
+
+class MemoryWrites:
+    """The writing instructions of one function and the objects they may write."""
+
+    def __init__(self, fn: ir.Function) -> None:
+        self.fn = fn
+        # (writing instruction, underlying object written or None for anything)
+        self.writes: list[tuple[ir.Instruction, ir.Value | None]] = []
+        for inst in fn.instructions():
+            base = written_object(inst)
+            if base is not _NO_WRITE:
+                self.writes.append((inst, base))  # type: ignore[arg-type]
+        self._reach: dict[ir.BasicBlock, frozenset[ir.BasicBlock]] = {}
+
+    def exclude_writes(self, insts: set[ir.Instruction]) -> None:
+        """Forget writes that the forward pass performs after the reverse pass (sunk
+        stores): they cannot clobber what the reverse pass reloads."""
+        self.writes = [(i, b) for i, b in self.writes if i not in insts]
+
+    def reachable_after(self, bb: ir.BasicBlock) -> frozenset[ir.BasicBlock]:
+        """Blocks that can execute after ``bb`` (``bb`` itself only on a cycle)."""
+        got = self._reach.get(bb)
+        if got is None:
+            seen: set[ir.BasicBlock] = set()
+            stack = list(bb.successors())
+            while stack:
+                b = stack.pop()
+                if b not in seen:
+                    seen.add(b)
+                    stack.extend(b.successors())
+            got = self._reach[bb] = frozenset(seen)
+        return got
+
+    def _may_follow(self, write: ir.Instruction, inst: ir.Instruction) -> bool:
+        """Can ``write`` execute after ``inst`` (in the same call of the function)?"""
+        wb, ib = write.parent, inst.parent
+        if wb is None or ib is None:
+            return True
+        if wb in self.reachable_after(ib):
+            return True
+        if wb is ib:
+            insts = ib.instructions
+            return insts.index(write) > insts.index(inst)
+        return False
+
+    def may_be_overwritten(self, pointer: ir.Value, after: ir.Instruction | None = None
+                           ) -> bool:
+        """Whether a write of the function may alias the memory ``pointer`` points to
+        (only writes that can execute after ``after`` count, when it is given)."""
+        base = underlying_object(pointer)
+        writes = self.writes if after is None else [
+            (i, w) for i, w in self.writes if self._may_follow(i, after)]
+        if base is None:
+            return bool(writes)
+        for _, w in writes:
+            if w is None or w is base:
+                return True
+            if is_allocated_object(w) or is_allocated_object(base):
+                continue  # a fresh allocation aliases nothing else
+            if isinstance(w, ir.GlobalVariable) and isinstance(base, ir.GlobalVariable):
+                continue
+            if isinstance(base, ir.GlobalVariable) and base.is_constant:
+                continue
+            if isinstance(w, ir.Argument) and isinstance(base, ir.Argument) and (
+                "noalias" in w.attrs or "noalias" in base.attrs
+            ):
+                continue
+            return True
+        return False
+
+
+__all__ = ["MemoryWrites", "is_read_only", "written_object"]

@@ -1,0 +1,67 @@
+"""Which object a pointer is based on (LLVM's ``getUnderlyingObject``).
+
+``underlying_object(p)`` follows one chain of GEPs and pointer casts and gives up (None)
+at a phi or select; ``underlying_objects(p)`` follows every branch of phis and selects and
+calls that return their argument, and gives the set of possible bases.
+"""
+
+from __future__ import annotations
+
+from irgrad import ir
+from irgrad.analysis.known_functions import callee_name, is_allocation
+
+_MAX_CHAIN = 64
+
+
+def underlying_object(v: ir.Value) -> ir.Value | None:
+    """Strip GEPs and pointer casts; None when the base is not a single known value."""
+    for _ in range(_MAX_CHAIN):
+        if isinstance(v, ir.GetElementPtrInst):
+            v = v.pointer
+        elif isinstance(v, ir.CastInst) and v.opcode in ("bitcast", "addrspacecast"):
+            v = v.value
+        elif isinstance(v, ir.ConstantExpr) and v.operands and v.operands[0].type.is_pointer:
+            v = v.operands[0]
+        elif isinstance(v, ir.PHINode | ir.SelectInst):
+            return None
+        else:
+            return v
+    return None
+
+
+def underlying_objects(ptr: ir.Value) -> set[ir.Value]:
+    """The objects a pointer may be based on (through GEPs, casts, phis, selects and calls
+    whose first argument is ``returned``)."""
+    out: set[ir.Value] = set()
+    seen: set[int] = set()
+    work = [ptr]
+    while work:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, ir.GetElementPtrInst):
+            work.append(v.pointer)
+        elif isinstance(v, ir.Instruction) and v.opcode in ("bitcast", "addrspacecast",
+                                                             "freeze"):
+            work.append(v.operands[0])
+        elif isinstance(v, ir.PHINode):
+            work.extend(val for val, _ in v.incoming)
+        elif isinstance(v, ir.SelectInst):
+            work.extend((v.true_value, v.false_value))
+        elif isinstance(v, ir.CallBase) and v.arg_attrs and "returned" in v.arg_attrs[0]:
+            work.append(v.args[0])
+        else:
+            out.add(v)
+    return out
+
+
+def is_allocated_object(v: ir.Value | None) -> bool:
+    """A stack or heap allocation made by the function itself: like LLVM's ``noalias``
+    results, no other pointer of the function aliases it (realloc's old pointer is dead)."""
+    if isinstance(v, ir.AllocaInst):
+        return True
+    return isinstance(v, ir.CallInst) and is_allocation(callee_name(v))
+
+
+__all__ = ["is_allocated_object", "underlying_object", "underlying_objects"]
