@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from irgrad.errors import UsageError
-from irgrad.signature import CTYPES, ArgSpec, Signature
+from irgrad.python.signature import CTYPES, ArgSpec, Signature
 
 
 def ctype_of(ir_type: str, dtype: str | None, kind: str = "") -> Any:
@@ -148,7 +148,7 @@ class Function:
 
 
 class WrapperCall:
-    """A derivative wrapper (see :mod:`irgrad.wrappers`): flat ctypes call."""
+    """A derivative wrapper (see :mod:`irgrad.python.wrappers`): flat ctypes call."""
 
     def __init__(self, argtypes: list[Any], address: int, owner: Any) -> None:
         self._owner = owner

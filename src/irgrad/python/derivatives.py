@@ -1,8 +1,8 @@
 """``lib.autodiff`` / ``lib.fwddiff`` (Enzyme's semantics) and ``gradient``/``vjp``/``jvp``.
 
-Arguments are raw values or activity wrappers (:mod:`irgrad.activity`). Without a wrapper
-(like C without a marker): a float scalar is Active in reverse mode (Const in forward
-mode: there is no tangent to take), arrays and integers are Const.
+Arguments are raw values or activity wrappers (:mod:`irgrad.python.annotations`).
+Without a wrapper (like C without a marker): a float scalar is Active in reverse mode
+(Const in forward mode: there is no tangent to take), arrays and integers are Const.
 
 * ``autodiff(f, *args, seed=1.0, return_primal=False)``: reverse mode. A floating-point
   result is seeded with ``seed``. Derivatives are ADDED into the shadows of Duplicated
@@ -27,14 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from irgrad.activity import ACTIVITY_CLASSES, Active, Const, Duplicated, DuplicatedNoNeed
-from irgrad.callables import Function, as_array, as_scalar, check_count, pointer_of, where
 from irgrad.errors import UsageError
-from irgrad.signature import Signature
-from irgrad.wrappers import DerivativeRequest
+from irgrad.python.annotations import ACTIVITY_CLASSES, Active, Const, Duplicated, DuplicatedNoNeed
+from irgrad.python.callables import Function, as_array, as_scalar, check_count, pointer_of, where
+from irgrad.python.signature import Signature
+from irgrad.python.wrappers import DerivativeRequest
 
 if TYPE_CHECKING:
-    from irgrad.library import Library
+    from irgrad.python.library import Library
 
 
 @dataclass
