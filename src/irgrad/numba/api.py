@@ -33,6 +33,8 @@ from collections.abc import Callable
 from typing import Any
 
 from irgrad.errors import UsageError
+from irgrad.numba.build import build, kinds_of
+from irgrad.numba.codegen import forward_source, reverse_source
 
 _counter = itertools.count()
 _MODES = ("grad", "vjp", "jvp")
@@ -118,8 +120,6 @@ class NumbaDerivative:
         """The ArgKinds for numba argument types (UsageError when unsupported)."""
         from numba.core import types as nt
 
-        from irgrad.numba.build import kinds_of
-
         if self.mode == "grad":
             return kinds_of(self.py_func, types)
         primals = types[0]
@@ -171,9 +171,6 @@ class NumbaDerivative:
 
     def _make_impl(self, types: tuple[Any, ...]) -> Callable[..., Any]:
         import numpy as np
-
-        from irgrad.numba.build import build
-        from irgrad.numba.codegen import forward_source, reverse_source
 
         kinds = self._check_types(types)
         arg_types = types if self.mode == "grad" else tuple(types[0])

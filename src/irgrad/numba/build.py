@@ -32,6 +32,7 @@ from irgrad.numba.abi import (
     reverse_wrapper,
     seeded_wrapper,
 )
+from irgrad.numba.capture import numba_module
 from irgrad.numba.nrt import replace_nrt_memory, use_arena
 
 MODES = ("rev", "fwd")
@@ -131,7 +132,6 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
     from irgrad.llvm.jit import JITModule
     from irgrad.llvm.load import parse_llvm
     from irgrad.llvm.optimize import optimize
-    from irgrad.numba.capture import numba_module
     from irgrad.pipeline import lower_enzyme_calls, to_ir_model
 
     if mode not in MODES:
