@@ -16,17 +16,17 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
-    "compile": "irgrad.library",
-    "compile_c": "irgrad.library",
-    "Library": "irgrad.library",
-    "Function": "irgrad.callables",
-    "Active": "irgrad.activity",
-    "Const": "irgrad.activity",
-    "Duplicated": "irgrad.activity",
-    "DuplicatedNoNeed": "irgrad.activity",
-    "grad": "irgrad.numba_ad",
-    "vjp": "irgrad.numba_ad",
-    "jvp": "irgrad.numba_ad",
+    "compile": "irgrad.python.library",
+    "compile_c": "irgrad.python.library",
+    "Library": "irgrad.python.library",
+    "Function": "irgrad.python.callables",
+    "Active": "irgrad.python.annotations",
+    "Const": "irgrad.python.annotations",
+    "Duplicated": "irgrad.python.annotations",
+    "DuplicatedNoNeed": "irgrad.python.annotations",
+    "grad": "irgrad.numba.api",
+    "vjp": "irgrad.numba.api",
+    "jvp": "irgrad.numba.api",
 }
 # framework integrations: ``irgrad.torch`` etc., imported (with the framework) on first use
 _SUBMODULES: dict[str, str] = {

@@ -104,6 +104,6 @@ KERNELS = [
 
 def kernel_ir(func: object, signature: str) -> tuple[str, str]:
     """``(module_text, function_name)`` of one kernel, from irgrad's numba front end."""
-    from irgrad.frontends.numba import numba_ir
+    from irgrad.numba.capture import numba_ir
 
     return numba_ir(func, signature)  # type: ignore[arg-type]

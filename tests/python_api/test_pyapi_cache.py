@@ -99,3 +99,15 @@ def test_environment_variable_and_new_process(tmp_path: Path) -> None:
     assert any(tmp_path.rglob("library.json"))
     print(f"\nnew process, import + compile + gradient: cold {runs[0][-1]} ms, "
           f"cached {runs[1][-1]} ms (loaded machine)")
+
+
+def test_fingerprint_names_existing_parts_of_irgrad() -> None:
+    """The cache key hashes these files' sizes and mtimes; a path left stale by a move would
+    hash as "missing" forever, and edits to the moved module would reuse stale libraries."""
+    from irgrad.python.disk_cache import _FINGERPRINTED, _FINGERPRINTED_FILES
+
+    root = Path(irgrad.__file__).parent
+    for rel in _FINGERPRINTED_FILES:
+        assert (root / rel).is_file(), rel
+    for rel in _FINGERPRINTED:
+        assert (root / rel).is_dir() and any((root / rel).glob("*.py")), rel

@@ -11,7 +11,7 @@ import pytest
 import irgrad
 from irgrad import Const, Duplicated
 from irgrad.errors import UsageError
-from irgrad.signature import DebugInfo, parse_argtype
+from irgrad.python.signature import DebugInfo, parse_argtype
 
 CXX = r"""
 #include <cstdint>

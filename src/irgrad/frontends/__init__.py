@@ -4,7 +4,8 @@
 (clang-22, clang++-22, flang-22, rustc), reads the results through llvmlite (verified) and
 links them into one module, returned as LLVM 22 IR text. ``for_ad=True`` asks each front end
 for IR that is good input for AD (optimization level hints but no LLVM passes); irgrad's
-pre-AD pipeline runs later, in :mod:`irgrad.pipeline`.
+pre-AD pipeline runs later, in :mod:`irgrad.pipeline`. Python functions come in through
+numba instead: :mod:`irgrad.numba.capture`.
 """
 
 from __future__ import annotations

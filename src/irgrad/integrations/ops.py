@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from irgrad.activity import Active, Const, Duplicated
 from irgrad.errors import DifferentiationError
 from irgrad.integrations.spec import RETURN, Binding, FunctionSpec, ShapeInfo
+from irgrad.python.annotations import Active, Const, Duplicated
 
 Arrays = list[np.ndarray]
 

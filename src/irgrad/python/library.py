@@ -7,9 +7,9 @@
     lib.gradient("f", wrt=0)(x, n)                   # a new array df/dx
 
 Each derivative is synthesized once per (function, mode, activity pattern) by appending a
-wrapper that calls ``__enzyme_autodiff``/``__enzyme_fwddiff`` (:mod:`irgrad.wrappers`) to
+wrapper that calls ``__enzyme_autodiff``/``__enzyme_fwddiff`` (:mod:`irgrad.python.wrappers`) to
 the front end's module and compiling it through irgrad's pipeline into a shared library;
-everything compiled is cached on disk (:mod:`irgrad.disk_cache`).
+everything compiled is cached on disk (:mod:`irgrad.python.disk_cache`).
 """
 
 from __future__ import annotations
@@ -20,25 +20,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from irgrad.callables import Function, WrapperCall, ctype_of
-from irgrad.disk_cache import CacheEntry, default_cache_dir, irgrad_fingerprint, library_key
 from irgrad.errors import UsageError
-from irgrad.signature import Signature, read_signatures, signature_from_argtypes
-from irgrad.wrappers import DerivativeRequest, WrapperLayout, build_wrapper
+from irgrad.python import derivatives
+from irgrad.python.callables import Derivative, Function, WrapperCall, ctype_of
+from irgrad.python.disk_cache import CacheEntry, default_cache_dir, irgrad_fingerprint, library_key
+from irgrad.python.native import build_shared, load_shared, runtimes_of
+from irgrad.python.shared_globals import derivative_module, export_globals
+from irgrad.python.signature import Signature, read_signatures, signature_from_argtypes
+from irgrad.python.wrappers import DerivativeRequest, build_wrapper
 
 LANGUAGE_ALIASES = {
     "c": "c", "c++": "c++", "cpp": "c++", "cxx": "c++", "fortran": "fortran",
     "f90": "fortran", "rust": "rust", "ll": "ll", "ir": "ll", "llvm": "ll",
 }  # fmt: skip
 _SUFFIX = {"c": ".c", "c++": ".cpp", "fortran": ".f90", "rust": ".rs", "ll": ".ll"}
-
-
-class Derivative:
-    """A compiled derivative wrapper and its calling layout."""
-
-    def __init__(self, layout: WrapperLayout, call: WrapperCall) -> None:
-        self.layout = layout
-        self.call = call
 
 
 class Library:
@@ -134,8 +129,6 @@ class Library:
 
     def _load_primal(self) -> ctypes.CDLL:
         if self._primal is None:
-            from irgrad.native import load_shared
-
             self._primal = load_shared(self.entry.file(self.primal_file))
         return self._primal
 
@@ -149,9 +142,6 @@ class Library:
         with self._lock:
             if request in self._derivatives:
                 return self._derivatives[request]
-            from irgrad.native import build_shared, load_shared
-            from irgrad.shared_globals import derivative_module
-
             sig = self.signatures[request.symbol]
             name = f"d-{request.key}"
             text, layout = build_wrapper(sig, request)
@@ -190,36 +180,27 @@ class Library:
 
     def autodiff(self, name: str | Function, *args: Any, seed: float = 1.0,
                  return_primal: bool = False) -> Any:  # fmt: skip
-        """Reverse mode (Enzyme's ``__enzyme_autodiff``); see :mod:`irgrad.derivatives`."""
-        from irgrad.derivatives import autodiff
-
-        return autodiff(self, name, args, seed=seed, return_primal=return_primal)
+        """Reverse mode (Enzyme's ``__enzyme_autodiff``); see :mod:`irgrad.python.derivatives`."""
+        return derivatives.autodiff(self, name, args, seed=seed, return_primal=return_primal)
 
     def fwddiff(self, name: str | Function, *args: Any, return_primal: bool = False,
                 width: int = 1) -> Any:  # fmt: skip
         """Forward mode (Enzyme's ``__enzyme_fwddiff``; ``width=N``: vector mode, N
-        tangents per Duplicated argument); see :mod:`irgrad.derivatives`."""
-        from irgrad.derivatives import fwddiff
-
-        return fwddiff(self, name, args, return_primal=return_primal, width=width)
+        tangents per Duplicated argument); see :mod:`irgrad.python.derivatives`."""
+        return derivatives.fwddiff(self, name, args, return_primal=return_primal, width=width)
 
     def gradient(self, name: str | Function, wrt: Any = 0) -> Callable[..., Any]:
         """``g(*args)``: new arrays/numbers d f / d args[wrt] (f returns a float)."""
-        from irgrad.derivatives import gradient
-
-        return gradient(self, name, wrt)
+        return derivatives.gradient(self, name, wrt)
 
     def vjp(self, name: str | Function, wrt: Any = 0, outputs: Any = None) -> Callable[..., Any]:
-        """``v(*args, cotangent)``: vector-Jacobian product (see :mod:`irgrad.derivatives`)."""
-        from irgrad.derivatives import vjp
-
-        return vjp(self, name, wrt, outputs)
+        """``v(*args, cotangent)``: vector-Jacobian product (see
+        :mod:`irgrad.python.derivatives`)."""
+        return derivatives.vjp(self, name, wrt, outputs)
 
     def jvp(self, name: str | Function, wrt: Any = 0, outputs: Any = None) -> Callable[..., Any]:
-        """``j(*args, tangent)``: Jacobian-vector product (see :mod:`irgrad.derivatives`)."""
-        from irgrad.derivatives import jvp
-
-        return jvp(self, name, wrt, outputs)
+        """``j(*args, tangent)``: Jacobian-vector product (see :mod:`irgrad.python.derivatives`)."""
+        return derivatives.jvp(self, name, wrt, outputs)
 
     def __repr__(self) -> str:
         return f"<irgrad.Library {self.language} -O{self.opt_level} {self.names}>"
@@ -303,8 +284,6 @@ def _build(
 ) -> dict[str, Any]:
     from irgrad.frontends import compile_to_ir, detect_language
     from irgrad.llvm.load import parse_llvm
-    from irgrad.native import build_shared, runtimes_of
-    from irgrad.shared_globals import export_globals
     from irgrad.toolchain import enzyme_include_dir
 
     if from_string:
@@ -355,4 +334,4 @@ def _internal_functions(module: Any) -> list[str]:
                   if not fn.is_declaration and fn.linkage in local)  # fmt: skip
 
 
-__all__ = ["Derivative", "Library", "compile", "compile_c"]
+__all__ = ["Library", "compile", "compile_c"]

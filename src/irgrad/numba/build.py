@@ -1,8 +1,8 @@
 """Building the derivative of a numba function for one signature into native code.
 
-numba's module (taken before its final optimization, :func:`irgrad.frontends.numba.
-numba_module`) gets its NRT memory replaced (:mod:`irgrad.numba_ad_nrt`) and the C-ABI
-wrappers of :mod:`irgrad.numba_ad_abi` appended; every other definition becomes
+numba's module (taken before its final optimization, :func:`irgrad.numba.capture.
+numba_module`) gets its NRT memory replaced (:mod:`irgrad.numba.nrt`) and the C-ABI
+wrappers of :mod:`irgrad.numba.abi` appended; every other definition becomes
 ``internal`` so that the pre-AD pipeline drops what the wrappers do not reach (numba's
 CPython and cfunc wrappers, which call the Python C API). The module then goes through
 irgrad's pipeline (pre-AD O2, ``__enzyme_*`` lowering, the arena for NRT memory, post-AD
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from irgrad.errors import UsageError
-from irgrad.numba_ad_abi import (
+from irgrad.numba.abi import (
     FORWARD,
     REVERSE,
     WRAPPERS,
@@ -32,7 +32,8 @@ from irgrad.numba_ad_abi import (
     reverse_wrapper,
     seeded_wrapper,
 )
-from irgrad.numba_ad_nrt import replace_nrt_memory, use_arena
+from irgrad.numba.capture import numba_module
+from irgrad.numba.nrt import replace_nrt_memory, use_arena
 
 MODES = ("rev", "fwd")
 _ENV_PREFIX = "_ZN08NumbaEnv"
@@ -127,7 +128,6 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
           opt_level: int = 2) -> Built:
     """Compile ``py_func`` for numba ``arg_types`` and synthesize the ``mode`` wrappers."""
     from irgrad import ir
-    from irgrad.frontends.numba import numba_module
     from irgrad.llvm.canonicalize import canonicalize
     from irgrad.llvm.jit import JITModule
     from irgrad.llvm.load import parse_llvm

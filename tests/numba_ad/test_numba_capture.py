@@ -1,4 +1,4 @@
-"""numba front end: the module before numba's final optimization."""
+"""numba IR capture (irgrad.numba.capture): the module before numba's final optimization."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import ctypes
 
 import numba
 
-from irgrad.frontends.numba import numba_ir
 from irgrad.llvm import JITModule, parse_llvm
+from irgrad.numba.capture import numba_ir
 
 
 @numba.njit

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from irgrad.errors import UsageError
-from irgrad.signature import CTYPES, ArgSpec, Signature
+from irgrad.python.signature import CTYPES, ArgSpec, Signature
+from irgrad.python.wrappers import WrapperLayout
 
 
 def ctype_of(ir_type: str, dtype: str | None, kind: str = "") -> Any:
@@ -148,7 +149,7 @@ class Function:
 
 
 class WrapperCall:
-    """A derivative wrapper (see :mod:`irgrad.wrappers`): flat ctypes call."""
+    """A derivative wrapper (see :mod:`irgrad.python.wrappers`): flat ctypes call."""
 
     def __init__(self, argtypes: list[Any], address: int, owner: Any) -> None:
         self._owner = owner
@@ -158,4 +159,15 @@ class WrapperCall:
         self._cfunc(*values)
 
 
-__all__ = ["Function", "WrapperCall", "as_array", "as_scalar", "check_count", "ctype_of", "where"]
+class Derivative:
+    """A compiled derivative wrapper and its calling layout."""
+
+    def __init__(self, layout: WrapperLayout, call: WrapperCall) -> None:
+        self.layout = layout
+        self.call = call
+
+
+__all__ = [
+    "Derivative", "Function", "WrapperCall", "as_array", "as_scalar", "check_count", "ctype_of",
+    "where",
+]

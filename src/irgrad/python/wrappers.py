@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from irgrad.errors import UsageError
-from irgrad.signature import Signature
+from irgrad.python.signature import Signature
 
 MODES = ("reverse", "forward")
 ACTIVITIES = ("out", "const", "dup", "dupnoneed")

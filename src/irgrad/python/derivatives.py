@@ -1,8 +1,8 @@
 """``lib.autodiff`` / ``lib.fwddiff`` (Enzyme's semantics) and ``gradient``/``vjp``/``jvp``.
 
-Arguments are raw values or activity wrappers (:mod:`irgrad.activity`). Without a wrapper
-(like C without a marker): a float scalar is Active in reverse mode (Const in forward
-mode: there is no tangent to take), arrays and integers are Const.
+Arguments are raw values or activity wrappers (:mod:`irgrad.python.annotations`).
+Without a wrapper (like C without a marker): a float scalar is Active in reverse mode
+(Const in forward mode: there is no tangent to take), arrays and integers are Const.
 
 * ``autodiff(f, *args, seed=1.0, return_primal=False)``: reverse mode. A floating-point
   result is seeded with ``seed``. Derivatives are ADDED into the shadows of Duplicated
@@ -23,18 +23,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from irgrad.activity import ACTIVITY_CLASSES, Active, Const, Duplicated, DuplicatedNoNeed
-from irgrad.callables import Function, as_array, as_scalar, check_count, pointer_of, where
 from irgrad.errors import UsageError
-from irgrad.signature import Signature
-from irgrad.wrappers import DerivativeRequest
+from irgrad.python.annotations import ACTIVITY_CLASSES, Active, Const, Duplicated, DuplicatedNoNeed
+from irgrad.python.callables import (
+    Derivative,
+    Function,
+    as_array,
+    as_scalar,
+    check_count,
+    pointer_of,
+    where,
+)
+from irgrad.python.signature import Signature
+from irgrad.python.wrappers import DerivativeRequest
 
-if TYPE_CHECKING:
-    from irgrad.library import Library
+
+class DerivativeSource(Protocol):
+    """What the functions here need of a library (:class:`irgrad.python.library.Library`
+    is one): the signatures of its functions and the compiled wrapper of a request."""
+
+    def signature(self, name: str | Function) -> Signature: ...
+
+    def derivative(self, request: DerivativeRequest) -> Derivative: ...
 
 
 @dataclass
@@ -71,7 +85,7 @@ def _prepare(sig: Signature, index: int, arg: Any, mode: str) -> Prepared:
 
 
 def _flatten(
-    lib: Library, sig: Signature, prepared: list[Prepared], request: DerivativeRequest,
+    lib: DerivativeSource, sig: Signature, prepared: list[Prepared], request: DerivativeRequest,
     seed: float,
 ) -> tuple[list[Any], list[Any], np.ndarray]:  # fmt: skip
     """ctypes values for the wrapper, objects to keep alive, and the result buffer."""
@@ -132,12 +146,12 @@ def _check_shadow(sig: Signature, index: int, primal: Any, shadow: Any, place: s
         raise UsageError(f"{place}: the shadow array must be writeable")
 
 
-def _resolve(lib: Library, name: str | Function) -> Signature:
+def _resolve(lib: DerivativeSource, name: str | Function) -> Signature:
     return lib.signature(name)
 
 
 def autodiff(
-    lib: Library, name: str | Function, args: Sequence[Any], *, seed: float = 1.0,
+    lib: DerivativeSource, name: str | Function, args: Sequence[Any], *, seed: float = 1.0,
     return_primal: bool = False,
 ) -> Any:  # fmt: skip
     sig = _resolve(lib, name)
@@ -165,8 +179,8 @@ def autodiff(
 
 
 def fwddiff(
-    lib: Library, name: str | Function, args: Sequence[Any], *, return_primal: bool = False,
-    width: int = 1,
+    lib: DerivativeSource, name: str | Function, args: Sequence[Any], *,
+    return_primal: bool = False, width: int = 1,
 ) -> Any:  # fmt: skip
     sig = _resolve(lib, name)
     check_count(sig, args)
@@ -206,7 +220,7 @@ def _zeros_like(sig: Signature, index: int, value: Any) -> np.ndarray:
     return np.zeros_like(array)
 
 
-def gradient(lib: Library, name: str | Function, wrt: Any = 0) -> Callable[..., Any]:
+def gradient(lib: DerivativeSource, name: str | Function, wrt: Any = 0) -> Callable[..., Any]:
     sig = _resolve(lib, name)
     indices, single = _indices(sig, wrt)
     if not sig.returns_float:
@@ -220,7 +234,7 @@ def gradient(lib: Library, name: str | Function, wrt: Any = 0) -> Callable[..., 
 
 
 def _reverse(
-    lib: Library, sig: Signature, args: Sequence[Any], indices: list[int], single: bool,
+    lib: DerivativeSource, sig: Signature, args: Sequence[Any], indices: list[int], single: bool,
     output_seeds: dict[int, np.ndarray], seed: float,
 ) -> Any:  # fmt: skip
     check_count(sig, args)
@@ -242,7 +256,9 @@ def _reverse(
     return results[0] if single else tuple(results)
 
 
-def vjp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -> Callable[..., Any]:
+def vjp(
+    lib: DerivativeSource, name: str | Function, wrt: Any = 0, outputs: Any = None
+) -> Callable[..., Any]:
     sig, indices, single, outs, single_out = _map_request(lib, name, wrt, outputs, "vjp")
 
     def vjp_fn(*args_and_cotangent: Any) -> Any:
@@ -269,7 +285,9 @@ def vjp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -
     return vjp_fn
 
 
-def jvp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -> Callable[..., Any]:
+def jvp(
+    lib: DerivativeSource, name: str | Function, wrt: Any = 0, outputs: Any = None
+) -> Callable[..., Any]:
     sig, indices, single, outs, single_out = _map_request(lib, name, wrt, outputs, "jvp")
 
     def jvp_fn(*args_and_tangent: Any) -> Any:
@@ -304,7 +322,7 @@ def jvp(lib: Library, name: str | Function, wrt: Any = 0, outputs: Any = None) -
 
 
 def _map_request(
-    lib: Library, name: str | Function, wrt: Any, outputs: Any, what: str
+    lib: DerivativeSource, name: str | Function, wrt: Any, outputs: Any, what: str
 ) -> tuple[Signature, list[int], bool, list[int], bool]:
     """vjp/jvp arguments checked: the signature, ``wrt`` and ``outputs`` as indices, each
     with whether a single one was named. Without ``outputs`` the function must return a

@@ -2,9 +2,9 @@
 
 The analogue of Enzyme.jl for numba: the function's LLVM module is taken before numba's
 final optimization, irgrad appends C-ABI wrappers that call Enzyme's entry points on it
-(:mod:`irgrad.numba_ad_abi`), and the module goes through irgrad's pipeline into a JIT
-(:mod:`irgrad.numba_ad_build`). The derivative is called through a ctypes pointer from a
-small ``@njit`` adapter (:mod:`irgrad.numba_ad_codegen`), so it is callable from Python
+(:mod:`irgrad.numba.abi`), and the module goes through irgrad's pipeline into a JIT
+(:mod:`irgrad.numba.build`). The derivative is called through a ctypes pointer from a
+small ``@njit`` adapter (:mod:`irgrad.numba.codegen`), so it is callable from Python
 and from other ``@njit`` functions::
 
     @numba.njit
@@ -23,7 +23,7 @@ vjp, jvp), a C-contiguous float64 array (vjp: ``ct_return`` is an array of its s
 jvp: ``value`` and ``value_tangent`` are arrays, and ``f`` runs once more first to learn
 the shape) or None (vjp/jvp of functions that only write into array arguments). Arrays
 the function allocates itself (``np.empty``, ``np.exp(x)``, ``x * y``) are differentiated
-through (NRT allocation becomes calloc + an arena, :mod:`irgrad.numba_ad_nrt`).
+through (NRT allocation becomes calloc + an arena, :mod:`irgrad.numba.nrt`).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from collections.abc import Callable
 from typing import Any
 
 from irgrad.errors import UsageError
+from irgrad.numba.build import build, kinds_of
+from irgrad.numba.codegen import forward_source, reverse_source
 
 _counter = itertools.count()
 _MODES = ("grad", "vjp", "jvp")
@@ -107,7 +109,7 @@ class NumbaDerivative:
         if len(args) != expected:
             raise UsageError(f"{self!r} takes {expected} arguments, got {len(args)}"
                              + ("" if self.mode == "grad" else
-                                " (primals as a tuple, see irgrad.numba_ad)"))
+                                " (primals as a tuple, see irgrad.numba.api)"))
         try:
             types = tuple(numba.typeof(a) for a in args)
         except ValueError as exc:
@@ -117,8 +119,6 @@ class NumbaDerivative:
     def _check_types(self, types: tuple[Any, ...]) -> list[Any]:
         """The ArgKinds for numba argument types (UsageError when unsupported)."""
         from numba.core import types as nt
-
-        from irgrad.numba_ad_build import kinds_of
 
         if self.mode == "grad":
             return kinds_of(self.py_func, types)
@@ -171,9 +171,6 @@ class NumbaDerivative:
 
     def _make_impl(self, types: tuple[Any, ...]) -> Callable[..., Any]:
         import numpy as np
-
-        from irgrad.numba_ad_build import build
-        from irgrad.numba_ad_codegen import forward_source, reverse_source
 
         kinds = self._check_types(types)
         arg_types = types if self.mode == "grad" else tuple(types[0])

@@ -22,12 +22,12 @@ a buffer the adapter allocates, and reports the result's shape so a mismatch is 
 
 from __future__ import annotations
 
-from irgrad.numba_ad_abi import SHAPE_MISMATCH, ArgKind
+from irgrad.numba.abi import SHAPE_MISMATCH, ArgKind
 
 
 def _call(kinds: list[ArgKind], args: list[str], shadows: list[str], mode: str,
           tangents: list[str] | None = None) -> list[str]:
-    """The wrapper's arguments after the leading ones (see :mod:`irgrad.numba_ad_abi`)."""
+    """The wrapper's arguments after the leading ones (see :mod:`irgrad.numba.abi`)."""
     out: list[str] = []
     shadow_iter = iter(shadows)
     tangent_iter = iter(tangents or [])

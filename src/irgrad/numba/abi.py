@@ -21,7 +21,7 @@ derivative is synthesized by irgrad's ordinary ``__enzyme_*`` lowering:
   mode with the float return seeded with ``seed``; the derivatives of the float64 scalars
   are stored to ``dscalars[i]``, array shadows accumulate (``+=``);
   both derivative wrappers free the arrays numba allocated (and their shadows) when done,
-  see :mod:`irgrad.numba_ad_nrt`;
+  see :mod:`irgrad.numba.nrt`;
 * ``irgrad_nb_fwd(status, ptr primal_out, args-with-tangents...) -> double | void``:
   forward mode; returns the tangent of the return value, stores its primal value to
   ``primal_out``; array shadows are the tangents of the arrays' final contents.

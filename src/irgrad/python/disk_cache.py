@@ -7,7 +7,7 @@ entry is a directory ``<cache>/<key[:2]>/<key>/`` holding
     library.json   signatures of the functions, language, runtimes to preload
     module.ll      the front end's IR (with debug info): derivatives are built from it
     libirgrad-<key16>.so  the optimized module as a shared library (the primal functions;
-                   it owns the mutable globals, see :mod:`irgrad.shared_globals`)
+                   it owns the mutable globals, see :mod:`irgrad.python.shared_globals`)
     d-<req>.so     one shared library per derivative request (function, mode, activities)
     d-<req>.json   its wrapper's calling layout
 
@@ -31,9 +31,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-# parts of irgrad whose changes change the compiled code
+# parts of irgrad whose changes change the compiled code (paths relative to the package)
 _FINGERPRINTED = ("ad", "analysis", "ir", "llvm", "frontends")
-_FINGERPRINTED_FILES = ("pipeline.py", "wrappers.py", "signature.py", "disk_cache.py")
+_FINGERPRINTED_FILES = (
+    "pipeline.py", "python/wrappers.py", "python/signature.py", "python/disk_cache.py",
+)
 
 
 def default_cache_dir() -> Path:
