@@ -34,10 +34,11 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-stamp=".venv/.irgrad-installed-$EXTRAS-$(sha256sum pyproject.toml | cut -c1-16)"
+stamp=".venv/.irgrad-installed-$EXTRAS-$(cat pyproject.toml scripts/constraints.txt | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -e ".[$EXTRAS]"
+  # the extras state ranges; the constraints file pins what CI tests
+  .venv/bin/python -m pip install -q -c scripts/constraints.txt -e ".[$EXTRAS]"
   rm -f .venv/.irgrad-installed-*
   touch "$stamp"
 fi
