@@ -14,9 +14,8 @@ def main() -> int:
     source = ROOT / "examples" / "rosenbrock.c"
     with tempfile.TemporaryDirectory() as tmp:
         exe = Path(tmp) / "rosenbrock"
-        cmd = [sys.executable, "-m", "irgrad", "cc", "-O2", "-I", str(ROOT / "include"),
-               str(source), "-o", str(exe), "-lm"]
-        print("$ irgrad cc -O2 -I include examples/rosenbrock.c -o rosenbrock -lm", flush=True)
+        cmd = [sys.executable, "-m", "irgrad", "cc", "-O2", str(source), "-o", str(exe), "-lm"]
+        print("$ irgrad cc -O2 examples/rosenbrock.c -o rosenbrock -lm", flush=True)
         built = subprocess.run(cmd)
         if built.returncode != 0:
             return built.returncode

@@ -4,11 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS="${1:-dev}"
-APT_PKGS=(clang-22 llvm-22 flang-22 lld-22)
+# Debian packages the project and its tests need (checked with dpkg, installed when missing)
+APT_PKGS=(
+  clang-22 llvm-22 flang-22 lld-22   # the front ends and tools irgrad drives (LLVM 22)
+  make cmake ninja-build binutils    # tests/build: make and CMake projects, ar
+)
 
 need_apt=()
-for tool in clang-22 opt-22 lli-22 flang-22 ld.lld-22 llvm-as-22; do
-  command -v "$tool" >/dev/null 2>&1 || need_apt=("${APT_PKGS[@]}")
+for pkg in "${APT_PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
+    || need_apt+=("$pkg")
 done
 if [ "${#need_apt[@]}" -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} with apt-get" >&2
@@ -34,10 +39,11 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-stamp=".venv/.irgrad-installed-$EXTRAS-$(sha256sum pyproject.toml | cut -c1-16)"
+stamp=".venv/.irgrad-installed-$EXTRAS-$(cat pyproject.toml scripts/constraints.txt | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-  .venv/bin/python -m pip install -q -e ".[$EXTRAS]"
+  # the extras state ranges; the constraints file pins what CI tests
+  .venv/bin/python -m pip install -q -c scripts/constraints.txt -e ".[$EXTRAS]"
   rm -f .venv/.irgrad-installed-*
   touch "$stamp"
 fi

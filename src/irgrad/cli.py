@@ -1,7 +1,13 @@
 """The ``irgrad`` command line.
 
     irgrad opt IN [-o OUT] [-S] [-O0..-O3]     like LLVM's opt with -passes=enzyme
-    irgrad cc [clang flags] sources...          a clang-compatible driver
+    irgrad cc [clang flags] sources...          a clang-compatible driver (AD at link time)
+    irgrad --version | --include-dir
+
+The console scripts ``irgrad-cc``, ``irgrad-c++`` and ``irgrad-fortran`` are ``irgrad cc``
+standing in for clang-22, clang++-22 and flang-22 (for ``CC=irgrad-cc`` in make, CMake,
+Meson); ``irgrad-ar`` and ``irgrad-ranlib`` are llvm-ar-22 and llvm-ranlib-22, which
+index LLVM 22 bitcode objects.
 
 Errors a user can cause print ``file:line:col: error: message`` and exit with status 2;
 anything else is an internal error (status 70) — never a bare traceback.
@@ -13,10 +19,9 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from irgrad import __version__
 from irgrad.errors import IRGradError
 
 EXIT_USER_ERROR = 2
@@ -27,7 +32,12 @@ usage: irgrad <command> [options]
 
 commands:
   opt   read LLVM IR (.ll/.bc, file or '-' for stdin), lower __enzyme_* calls, optimize
-  cc    clang-compatible compiler driver (C, C++, Fortran, Rust, .ll/.bc, .o/.a inputs)
+  cc    clang-compatible compiler driver (C, C++, Fortran, Rust, .ll/.bc, .o/.a inputs);
+        -c writes LLVM bitcode objects, the link step differentiates across all of them
+
+options:
+  --version      irgrad, llvmlite/LLVM and every front end found (or how to install it)
+  --include-dir  the folder holding enzyme/enzyme.h (clang -I$(irgrad --include-dir))
 
 'irgrad <command> --help' shows a command's options.
 """
@@ -91,14 +101,26 @@ def run_opt(argv: Sequence[str]) -> int:
     return 0
 
 
-def run_cc(argv: Sequence[str]) -> int:
+_CC_HELP = """\
+usage: irgrad cc [clang options] inputs... [-c|-S [-emit-llvm]] [-o OUT] [-O0..3]
+
+  -c            write an LTO object (LLVM bitcode, __enzyme_* calls kept), with or
+                without -flto; the link step differentiates across objects and archives
+  -v            print each stage with its command and time, and the build cache's hits
+  -Xirgrad OPT  irgrad options: --print-activity=F, --print-type-analysis=F (printed
+                when the module that AD uses is complete: at the link step),
+                --no-pre-ad (differentiate the IR as the front end wrote it)
+"""
+
+
+def run_cc(argv: Sequence[str], personality: str = "cc") -> int:
     """``irgrad cc``: see :mod:`irgrad.frontends.driver`."""
     if list(argv) in (["--help"], ["-h"]):
-        print("usage: irgrad cc [clang options] inputs... [-c|-S [-emit-llvm]] [-o OUT] [-O0..3]")
+        print(_CC_HELP, end="")
         return 0
     from irgrad.frontends.driver import run_cc as driver
 
-    return driver(argv)
+    return driver(argv, personality)
 
 
 COMMANDS = {"opt": run_opt, "cc": run_cc}
@@ -111,14 +133,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_USAGE, end="")
         return 0 if args else EXIT_USER_ERROR
     if args[0] == "--version":
-        print(f"irgrad {__version__}")
+        from irgrad.frontends.tool_report import version_report
+
+        print(version_report())
+        return 0
+    if args[0] == "--include-dir":
+        from irgrad.toolchain import enzyme_include_dir
+
+        print(enzyme_include_dir())
         return 0
     command = COMMANDS.get(args[0])
     if command is None:
         print(f"irgrad: unknown command '{args[0]}'\n\n{_USAGE}", end="", file=sys.stderr)
         return EXIT_USER_ERROR
+    return _guarded(command, args[1:])
+
+
+def _guarded(command: Callable[[Sequence[str]], int], argv: Sequence[str]) -> int:
+    """Run ``command``: user errors print ``file:line: error: ...`` and give status 2,
+    irgrad bugs give status 70 — never a bare traceback."""
     try:
-        return command(args[1:])
+        return command(argv)
     except IRGradError as err:
         print(err.format(), file=sys.stderr)
         return EXIT_USER_ERROR
@@ -137,3 +172,43 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
         return EXIT_INTERNAL_ERROR
+
+
+def _drop_in(personality: str) -> int:
+    return _guarded(lambda argv: run_cc(argv, personality), sys.argv[1:])
+
+
+def cc_main() -> int:
+    """``irgrad-cc``: ``irgrad cc`` as one executable path (``CC=irgrad-cc``)."""
+    return _drop_in("cc")
+
+
+def cxx_main() -> int:
+    """``irgrad-c++``: like clang++ (C++ sources, links the C++ standard library)."""
+    return _drop_in("c++")
+
+
+def fortran_main() -> int:
+    """``irgrad-fortran``: like flang (links the Fortran runtime)."""
+    return _drop_in("fortran")
+
+
+def _llvm_tool_main(key: str) -> int:
+    from irgrad.toolchain import find_tool
+
+    def run(argv: Sequence[str]) -> int:
+        import subprocess
+
+        return subprocess.run([find_tool(key), *argv], check=False).returncode
+
+    return _guarded(run, sys.argv[1:])
+
+
+def ar_main() -> int:
+    """``irgrad-ar``: llvm-ar-22 (indexes LLVM 22 bitcode members; GNU ar works too)."""
+    return _llvm_tool_main("llvm-ar")
+
+
+def ranlib_main() -> int:
+    """``irgrad-ranlib``: llvm-ranlib-22."""
+    return _llvm_tool_main("llvm-ranlib")

@@ -8,11 +8,14 @@ that fails raises the same error carrying the tool's own diagnostics.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import os
 import shutil
 import subprocess
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +56,9 @@ TOOLS: dict[str, Tool] = {
     "llvm-as": _llvm_tool("llvm-as", "llvm-as", "llvm", "IRGRAD_LLVM_AS"),
     "llvm-dis": _llvm_tool("llvm-dis", "llvm-dis", "llvm", "IRGRAD_LLVM_DIS"),
     "ld.lld": _llvm_tool("ld.lld", "ld.lld", "lld", "IRGRAD_LLD"),
+    "llvm-nm": _llvm_tool("llvm-nm", "llvm-nm", "llvm", "IRGRAD_LLVM_NM"),
+    "llvm-ar": _llvm_tool("llvm-ar", "llvm-ar", "llvm", "IRGRAD_LLVM_AR"),
+    "llvm-ranlib": _llvm_tool("llvm-ranlib", "llvm-ranlib", "llvm", "IRGRAD_LLVM_RANLIB"),
     "rustc": Tool(
         key="rustc",
         executable="rustc",
@@ -90,6 +96,23 @@ def _find(tool: Tool, override: str | None) -> str:
     return found
 
 
+# receives (argv, seconds) of every tool run (``irgrad cc -v`` prints them)
+CommandObserver = Callable[[Sequence[str], float], None]
+_observer: contextvars.ContextVar[CommandObserver | None] = contextvars.ContextVar(
+    "irgrad_command_observer", default=None
+)
+
+
+@contextlib.contextmanager
+def observe_commands(observer: CommandObserver | None) -> Iterator[None]:
+    """Within the block, report every :func:`run_tool` command and its time to ``observer``."""
+    token = _observer.set(observer)
+    try:
+        yield
+    finally:
+        _observer.reset(token)
+
+
 def run_tool(
     key: str,
     args: Sequence[str],
@@ -101,10 +124,14 @@ def run_tool(
     """Run tool ``key`` with ``args``; a non-zero exit becomes a ToolchainError with its stderr."""
     exe = find_tool(key)
     argv = [exe, *map(str, args)]
+    start = time.perf_counter()
     try:
         proc = subprocess.run(argv, input=input, cwd=cwd, capture_output=True, check=False)
     except OSError as exc:
         raise ToolchainError(f"cannot run '{exe}': {exc}") from exc
+    observer = _observer.get()
+    if observer is not None:
+        observer(argv, time.perf_counter() - start)
     if proc.returncode != 0:
         stderr = proc.stderr.decode("utf-8", "replace").strip()
         doing = what or f"{Path(exe).name} failed"
@@ -129,10 +156,7 @@ def rust_target_libdir() -> Path:
     return Path(out.stdout.decode().strip())
 
 
-def enzyme_include_dir() -> Path | None:
-    """The directory holding ``enzyme/enzyme.h`` (Enzyme's user API), when present."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parent / "include", here.parents[2] / "include"):
-        if (candidate / "enzyme" / "enzyme.h").is_file():
-            return candidate
-    return None
+def enzyme_include_dir() -> Path:
+    """The directory holding ``enzyme/enzyme.h`` (Enzyme's user API), shipped inside the
+    package (``clang -I$(irgrad --include-dir)``)."""
+    return Path(__file__).resolve().parent / "include"

@@ -28,11 +28,13 @@ from pathlib import Path
 import pytest
 from fwdrev_instrument import instrument
 
+from irgrad.toolchain import enzyme_include_dir
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).parent
 PROGRAMS = sorted((ROOT / "tests" / "ad_programs").glob("*.c"))
 LEVELS = ("O0", "O1", "O2", "O3")
-INCLUDE = ROOT / "include"
+INCLUDE = enzyme_include_dir()
 
 # Programs of the corpus this check cannot cover, with the reason. Empty: every program is
 # covered (a program added with, say, shadows on the heap, would fail loudly with

@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from irgrad.toolchain import enzyme_include_dir
+
 ROOT = Path(__file__).resolve().parents[2]
-INCLUDE = ROOT / "include"
+INCLUDE = enzyme_include_dir()
 CORPUS = ROOT / "tests" / "ad_programs" / "split_many_adjoint_slots.c"
 BA = [ROOT / "bench" / "adbench" / "c" / n for n in ("ba.c", "ba_grad_enzyme.c")]
 SEEDS = ["0", "1", "2", "3", "12345"]

@@ -22,6 +22,8 @@ from typing import TypeVar
 
 import pytest
 
+from irgrad.toolchain import enzyme_include_dir
+
 K = TypeVar("K")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +31,7 @@ PROGRAMS = sorted((ROOT / "tests" / "ad_programs").glob("*.c"))
 ERRORS = sorted((ROOT / "tests" / "ad_programs" / "errors").glob("*.c"))
 LEVELS = ["O0", "O1", "O2", "O3"]
 ROUTES = ["cc", "opt"]
-INCLUDE = str(ROOT / "include")
+INCLUDE = str(enzyme_include_dir())
 PY = sys.executable
 
 # Programs that do not pass yet (reported; not skipped: their cases still run and fail).

@@ -51,7 +51,7 @@ def test_bad_source_is_a_build_error(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("source", build.ENZYME_SOURCES)
 def test_enzyme_call_sites_compile(tmp_path: Path, source: str) -> None:
-    """The gradient entry points are valid C against include/enzyme/enzyme.h; the
+    """The gradient entry points are valid C against src/irgrad/include/enzyme/enzyme.h; the
     __enzyme_autodiff calls stay unresolved until irgrad lowers them."""
     ll = tmp_path / "out.ll"
     subprocess.run(

@@ -46,10 +46,13 @@ def test_parse_cc_args(tmp_path, monkeypatch) -> None:
     ]
     assert inv.preprocessor_flags == ["-Iinc", "-DN=3"]
     assert inv.compile_flags == ["-std=c11"]
-    assert inv.link_inputs == ["lib.o"]
-    assert (inv.libraries, inv.library_dirs, inv.link_flags) == (
-        ["foo"], ["/opt/lib"], ["-Wl,--as-needed"],
-    )
+    # the link line keeps its order: sources, files, -L, -l and linker flags as given
+    assert [(i.kind, i.value) for i in inv.inputs] == [
+        ("source", "a.c"), ("source", "a.c"), ("source", "b.f90"), ("file", "lib.o"),
+        ("flag", "-L/opt/lib"), ("library", "foo"), ("flag", "-Wl,--as-needed"),
+    ]
+    assert inv.library_dirs == ["/opt/lib"]
+    assert inv.link_flags == ["-L/opt/lib", "-Wl,--as-needed"]
 
 
 def test_parse_cc_args_errors(tmp_path, monkeypatch) -> None:

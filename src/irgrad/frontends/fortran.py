@@ -28,12 +28,14 @@ def compile_fortran(
     opt_level: int = 2,
     flags: Sequence[str] = (),
     for_ad: bool = True,
+    module_dir: str | Path | None = None,
 ) -> bytes:
-    """LLVM IR text (UTF-8 bytes) of one Fortran source file."""
+    """LLVM IR text (UTF-8 bytes) of one Fortran source file. The ``.mod`` files of the
+    modules it defines go to ``module_dir`` (where other files' ``use`` finds them), by
+    default to a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="irgrad-fc-") as tmp:
         out = Path(tmp) / (Path(source).stem + ".ll")
         args = ["-S", "-emit-llvm", *flang_ir_flags(opt_level, for_ad), *flags]
-        # flang writes .mod files for modules next to the output: keep them in tmp
-        args += ["-module-dir", tmp, str(source), "-o", str(out)]
+        args += ["-module-dir", str(module_dir or tmp), str(source), "-o", str(out)]
         run_tool("flang", args, what=f"flang-22 could not compile {source}")
         return out.read_bytes()

@@ -9,6 +9,7 @@ through ``rustc``.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,11 +59,22 @@ class LinkOptions:
     use_lld: bool = False
     shared: bool = False
     debug: bool = False
+    verbose: bool = False  # clang -v (build systems read the linker command it prints)
     rpaths: list[str] = field(default_factory=list)
 
 
 def link(inputs: Sequence[str | Path], output: str | Path, options: LinkOptions | None = None) -> Path:
     """Link objects/archives/shared libraries into an executable (or ``.so`` when shared)."""
+    link_process(inputs, output, options)
+    return Path(output)
+
+
+def link_process(
+    inputs: Sequence[str | Path], output: str | Path, options: LinkOptions | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """:func:`link`, returning the linker driver's process (its stderr holds warnings and
+    the ``-v`` output). ``inputs`` may mix files with ``-l``/``-L``/``-Wl,`` flags: their
+    order is kept."""
     opts = options or LinkOptions()
     driver = "flang" if opts.fortran else ("clang++" if opts.cplusplus else "clang")
     args: list[str] = [str(p) for p in inputs]
@@ -73,6 +85,8 @@ def link(inputs: Sequence[str | Path], output: str | Path, options: LinkOptions 
         args.append("-fuse-ld=lld")
     if opts.debug:
         args.append("-g")
+    if opts.verbose:
+        args.append("-v")
     args += [f"-L{d}" for d in opts.library_dirs]
     args += list(opts.extra_flags)
     args += [lib if lib.startswith("-l") else f"-l{lib}" for lib in opts.libraries]
@@ -85,8 +99,7 @@ def link(inputs: Sequence[str | Path], output: str | Path, options: LinkOptions 
     args.append("-lm")
     if driver != "flang":
         args.append("-Wno-unused-command-line-argument")
-    run_tool(driver, args, what=f"linking {output} failed")
-    return Path(output)
+    return run_tool(driver, args, what=f"linking {output} failed")
 
 
 def rust_link_flags() -> list[str]:

@@ -1,0 +1,214 @@
+"""The link step of ``irgrad cc``: link-time AD, like Enzyme's LTO plugin.
+
+Every bitcode object and every archive member a linker would take
+(:mod:`irgrad.frontends.lto_inputs`) is linked into one module; the pipeline
+(:func:`irgrad.pipeline.run_pipeline`: pre-AD, lowering of the ``__enzyme_*`` calls,
+optimization) runs on it, native code is emitted, and the system linker links that
+object with the native inputs, unchanged. The native object is cached (the link cache),
+keyed by the bitcode that went in and the options, so relinking unchanged bitcode only
+runs the system linker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+import llvmlite.binding as llvm
+
+from irgrad.build_cache import BuildCache, cache_key, irgrad_fingerprint
+from irgrad.errors import DifferentiationError
+from irgrad.frontends import link_modules
+from irgrad.frontends.build_log import BuildLog
+from irgrad.frontends.cc_args import Invocation
+from irgrad.frontends.compile_step import compile_unit
+from irgrad.frontends.lto_inputs import (
+    LTO_OBJECT,
+    BitcodeUnit,
+    Item,
+    LinkPlan,
+    classify_file,
+    find_library,
+    make_temp_dir,
+    plan_link,
+)
+from irgrad.llvm.debug_info import has_debug_info, module_flag, strip_debug_info
+from irgrad.llvm.load import parse_llvm
+from irgrad.llvm.objects import LinkOptions, emit_object, link_process
+from irgrad.llvm.symbols import file_symbols
+from irgrad.pipeline import PipelineOptions, run_pipeline
+
+_REBUILD_HINT = (
+    "rebuild it with LLVM bitcode: `irgrad cc -c` (or `clang-22 -flto -c`, "
+    "`flang-22 -flto -c`, rustc `-C linker-plugin-lto`)"
+)
+_PRINT_NODE_RE = re.compile(r'^!(\d+) = !\{!"(activity|type)", !"((?:[^"\\]|\\.)*)"\}$', re.M)
+_PRINT_LIST_RE = re.compile(r"^!irgrad\.print = !\{([^}]*)\}$", re.M)
+_LANGUAGE_SYMBOLS = {
+    "fortran": ("_FortranA", "_QQmain"),
+    "c++": ("__gxx_personality_v0", "_ZSt", "_ZNSt", "_Znwm", "_Znam", "_ZdlPv", "_ZdaPv",
+            "__cxa_"),
+    "rust": ("rust_eh_personality", "_ZN3std", "_RNvCs"),
+}
+
+
+def run_link(inv: Invocation, log: BuildLog, cache: BuildCache | None) -> int:
+    """Compile the sources, resolve the inputs, differentiate, link; returns 0."""
+    output = inv.output or "a.out"
+    with make_temp_dir() as tmp_name:
+        tmp = Path(tmp_name)
+        items = _items(inv, log, cache, tmp)
+        with log.stage("resolve symbols"):
+            plan = plan_link(items, shared=inv.shared, tmp=tmp)
+        args = list(plan.system_args)
+        if plan.units:
+            obj = tmp / "irgrad-lto.o"
+            obj.write_bytes(_lto_object(plan, inv, log, cache, output))
+            args = [str(obj) if a == LTO_OBJECT else a for a in args]
+        langs = _languages(plan.undefined)
+        options = LinkOptions(
+            fortran=inv.personality == "fortran" or "fortran" in langs,
+            cplusplus=inv.personality == "c++" or "c++" in langs,
+            rust="rust" in langs,
+            use_lld=inv.use_lld,
+            shared=inv.shared,
+            debug=inv.debug,
+            verbose=inv.verbose,
+        )
+        with log.stage(f"system link {output}"):
+            proc = link_process(args, output, options)
+        if proc.stderr:
+            sys.stderr.buffer.write(proc.stderr)
+            sys.stderr.buffer.flush()
+    return 0
+
+
+def _items(inv: Invocation, log: BuildLog, cache: BuildCache | None, tmp: Path) -> list[Item]:
+    items: list[Item] = []
+    for n, entry in enumerate(inv.inputs):
+        if entry.kind == "source":
+            path = Path(entry.value)
+            data = compile_unit(path, entry.language or "c", inv, log, cache, output=None)
+            unit_file = tmp / f"unit{n}.o"
+            unit_file.write_bytes(data)
+            items.append(Item("bitcode", entry.value,
+                              unit=BitcodeUnit(entry.value, data, file_symbols(unit_file))))
+        elif entry.kind == "file":
+            items.append(classify_file(entry.value))
+        elif entry.kind == "library":
+            found = find_library(entry.value, inv.library_dirs, inv.static)
+            if found is None:
+                items.append(Item("flag", f"-l{entry.value}"))
+            else:
+                item = classify_file(str(found))
+                item.arg = f"-l{entry.value}"
+                if item.archive is not None:
+                    item.archive.arg = item.arg
+                items.append(item)
+        else:
+            items.append(Item("flag", entry.value))
+    return items
+
+
+def _lto_object(
+    plan: LinkPlan, inv: Invocation, log: BuildLog, cache: BuildCache | None, output: str
+) -> bytes:
+    """The native object of all chosen bitcode, differentiated (through the link cache)."""
+    key = None
+    if cache is not None and not inv.print_analyses:
+        digests = [hashlib.sha256(u.data).hexdigest() for u in plan.units]
+        key = cache_key(
+            "irgrad-lto-1", irgrad_fingerprint(), llvm.get_host_cpu_name(),
+            llvm.get_host_cpu_features().flatten(),
+            json.dumps([inv.opt_level, inv.pre_ad, inv.debug, inv.shared, digests]),
+        )
+        blobs = cache.get(key)
+        log.cache(blobs is not None, f"link {output} ({len(plan.units)} bitcode objects)", key)
+        if blobs is not None and "object" in blobs:
+            return blobs["object"]
+    names = [u.name for u in plan.units]
+    log.note(f"link-time AD over: {' '.join(names)}")
+    with log.stage("link bitcode"):
+        modules = [parse_llvm(u.data, u.name) for u in plan.units]
+        name = names[0] if len(names) == 1 else f"<link of {output}>"
+        module = link_modules(modules, name)
+    text = str(module)
+    level = inv.opt_level if inv.opt_level is not None else module_flag(text, "irgrad.opt_level")
+    level = 2 if level is None else level
+    no_pre_ad = not inv.pre_ad or module_flag(text, "irgrad.no_pre_ad") == 1
+    strip = not inv.debug and _only_internal_debug_info(plan.units, text)
+    prints = _print_requests(text, inv.print_analyses)
+    declared = [f.name for f in module.functions if f.is_declaration]
+    log.note(f"link options: -O{level}{' --no-pre-ad' if no_pre_ad else ''}"
+             f"{' (line tables stripped after AD)' if strip else ''}")
+    options = PipelineOptions(
+        opt_level=level, pre_ad=not no_pre_ad, print_analyses=tuple(prints),
+        analysis_sink=lambda s: print(s, file=sys.stdout, flush=True),
+    )
+    with log.stage("pipeline (pre-AD, AD, optimize)"):
+        try:
+            module = run_pipeline(module, filename=name, options=options)
+        except DifferentiationError as err:
+            raise _with_native_origin(err, declared, plan) from None
+    if strip:
+        with log.stage("strip irgrad's line tables"):
+            module = strip_debug_info(module, name)
+    with log.stage("code generation"):
+        obj = emit_object(module, opt_level=level)
+    if cache is not None and key is not None:
+        cache.put(key, {"object": obj})
+    return obj
+
+
+def _only_internal_debug_info(units: list[BitcodeUnit], text: str) -> bool:
+    """True when the debug info in the linked module is only what irgrad added: every unit
+    is an irgrad object and none was compiled with -g."""
+    if module_flag(text, "irgrad.user_debug") != 0 or not has_debug_info(text):
+        return False
+    return all(b"irgrad.opt_level" in u.data for u in units)
+
+
+def _print_requests(text: str, given: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    requests = list(given)
+    listed = _PRINT_LIST_RE.search(text)
+    if listed is not None:
+        wanted = {ref.strip().lstrip("!") for ref in listed.group(1).split(",")}
+        for m in _PRINT_NODE_RE.finditer(text):
+            if m.group(1) in wanted:
+                requests.append((m.group(2), m.group(3)))
+    unique: list[tuple[str, str]] = []
+    for request in requests:
+        if request not in unique:
+            unique.append(request)
+    return unique
+
+
+def _with_native_origin(
+    err: DifferentiationError, declared: list[str], plan: LinkPlan
+) -> DifferentiationError:
+    """``err`` plus where each function it names is defined without LLVM IR."""
+    notes = []
+    for symbol in declared:
+        if not re.search(rf"(?<![\w.$]){re.escape(symbol)}(?![\w.$])", err.message):
+            continue
+        origin = plan.native_definitions.get(symbol)
+        if origin is not None:
+            notes.append(f"'{symbol}' is defined only as native code, in {origin}, which has "
+                         f"no LLVM IR to differentiate: {_REBUILD_HINT}")
+        elif symbol in plan.undefined:
+            notes.append(f"no input of this link defines '{symbol}'")
+    if not notes:
+        return err
+    return DifferentiationError(err.message + "\nnote: " + "\nnote: ".join(notes), err.location)
+
+
+def _languages(undefined: set[str]) -> set[str]:
+    """Language runtimes the program still needs, from its undefined symbols."""
+    return {lang for lang, prefixes in _LANGUAGE_SYMBOLS.items()
+            if any(s.startswith(prefixes) for s in undefined)}
+
+
+__all__ = ["run_link"]
