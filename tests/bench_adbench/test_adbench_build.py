@@ -10,8 +10,7 @@ import pytest
 
 from adbench import build
 from adbench.native import AdbenchLib
-
-REPO = Path(__file__).resolve().parents[2]
+from irgrad.toolchain import enzyme_include_dir
 
 
 def test_library_exports_objectives_and_manual_derivatives(lib: AdbenchLib) -> None:
@@ -64,7 +63,7 @@ def test_enzyme_call_sites_compile(tmp_path: Path, source: str) -> None:
             "-Wextra",
             "-Werror",
             f"-I{build.C_DIR}",
-            f"-I{REPO / 'include'}",
+            f"-I{enzyme_include_dir()}",
             str(build.C_DIR / source),
             "-o",
             str(ll),
