@@ -18,7 +18,7 @@ from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero, zero_of
 from irgrad.analysis.activity import alloca_may_hold, has_float
-from irgrad.analysis.known_functions import allocator, callee_name, is_free
+from irgrad.analysis.known_functions import allocator, callee_name, freed_pointer
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.underlying_objects import underlying_object, underlying_objects
 from irgrad.ir.builder import IRBuilder
@@ -142,9 +142,10 @@ def _check_bytewise_copy(gu: GradientUtils, store: ir.StoreInst) -> None:
 
 def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
     """``free(p)`` of memory allocated in this function moves to the reverse pass."""
-    if not is_free(callee_name(call)) or not call.args:
+    freed = freed_pointer(call)
+    if freed is None:
         return False
-    base = underlying_object(call.args[0])
+    base = underlying_object(freed)
     if isinstance(base, ir.CallInst) and base in gu.activity.shadowed and base.parent:
         gu.freed_allocations.add(base)
         return True
