@@ -33,6 +33,19 @@ def lower_enzyme_calls(module: Module) -> Module:
     return lower(module)
 
 
+def registered_functions(module: llvm.ModuleRef, filename: str = "<input>"
+                         ) -> dict[str, set[str]]:
+    """The functions the module's Enzyme registrations and ``enzyme_*`` attributes name,
+    with the attributes they need before the pre-AD pipeline (``noinline``: inlined, a
+    custom derivative or an inactive function could not apply). Malformed registrations
+    are reported here, before any optimization."""
+    from irgrad.ad.api.registrations import has_registrations, read_registrations
+
+    if not has_registrations([gv.name for gv in module.global_variables]):
+        return {}
+    return read_registrations(to_ir_model(module, filename)).preserve
+
+
 def mark_small_loops_for_full_unroll(module: Module) -> int:
     """See :mod:`irgrad.ad.api.small_loops`."""
     from irgrad.ad.api import mark_small_loops_for_full_unroll as mark
@@ -76,7 +89,8 @@ def run_pipeline(
     opts = options or PipelineOptions()
     module = source if isinstance(source, llvm.ModuleRef) else parse_llvm(source, filename)
     if opts.pre_ad:
-        module = canonicalize(module, filename=filename)
+        keep = registered_functions(module, filename) if opts.through_ir_model else {}
+        module = canonicalize(module, filename=filename, fn_attrs=keep)
     else:
         module = strip_optnone(module, filename)
     if opts.through_ir_model:
@@ -86,11 +100,14 @@ def run_pipeline(
             module = canonicalize(from_ir_model(model, filename), filename=filename)
             model = to_ir_model(module, filename)
         if opts.print_analyses:
+            from irgrad.ad.api.registrations import read_registrations
+            from irgrad.analysis.known_functions import module_functions
             from irgrad.analysis.printers import run_print_option
 
             sink = opts.analysis_sink or print
-            for kind, fn_name in opts.print_analyses:
-                sink(run_print_option(model, kind, fn_name))
+            with module_functions(read_registrations(model).known()):
+                for kind, fn_name in opts.print_analyses:
+                    sink(run_print_option(model, kind, fn_name))
         model = lower_enzyme_calls(model)
         module = from_ir_model(model, f"{filename} (after irgrad)")
     return optimize(module, opts.opt_level)
