@@ -182,7 +182,8 @@ def _strip(v: ir.Value) -> ir.Value:
 
 def _describe(v: ir.Value) -> str:
     if isinstance(v, ir.GlobalValue):
-        kind = "the global variable" if isinstance(v, ir.GlobalVariable) else "the value"
+        kind = ("the global variable" if isinstance(v, ir.GlobalVariable) else
+                "the function" if isinstance(v, ir.Function) else "the value")
         return f"{kind} {v.name}"
     if isinstance(v, ir.ConstantExpr) and v.opcode == "inttoptr":
         return "an integer"

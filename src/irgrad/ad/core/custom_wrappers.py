@@ -16,8 +16,9 @@ calling convention (:mod:`irgrad.ad.core.custom_derivatives`):
 
 The activities of one request are mapped onto the full-activity convention: an inactive
 floating-point argument gets a zero tangent (forward) or its derivative is dropped
-(reverse); an inactive pointer has no shadow to give, which is an error (Enzyme would
-pass the primal pointer as its shadow and let the custom code corrupt it).
+(reverse); an inactive pointer gets a null shadow, which custom code must test before it
+reads or adds into it (Enzyme passes the primal pointer instead, so custom code adding
+into that "shadow" would corrupt the input).
 """
 
 from __future__ import annotations
@@ -108,34 +109,25 @@ def _inputs(fn: ir.Function, config: FnConfig, *, dret: bool, tape: bool) -> _In
     return inputs
 
 
-def _argument(b: IRBuilder, p: Param, inputs: _Inputs, config: FnConfig,
-              custom: Custom, what: str) -> ir.Value:
+def _argument(p: Param, inputs: _Inputs) -> ir.Value:
     if p.role in (Role.PRIMAL, Role.INT_COPY):
         return inputs.primals[p.index]
     if p.role is Role.SHADOW:
         shadow = inputs.shadows[p.index]
         if shadow is not None:
             return shadow
-        if not p.type.is_pointer:
-            return ir.null_value(p.type)  # an inactive floating-point argument
-        fn = config.function
-        arg = fn.args[p.index]
-        name = f" '{arg.name}'" if arg.name else ""
-        raise DifferentiationError(
-            f"cannot use the custom derivative of {fn.name} ({custom.source}) here: its "
-            f"{what} takes a shadow of argument {p.index + 1}{name} (a pointer), but at "
-            "this call that argument is inactive and has no shadow; pass it with "
-            "enzyme_dup and a zero-filled shadow")
+        # inactive at this call: a zero tangent, or a null shadow pointer (Enzyme passes
+        # the primal pointer, which custom code adding into its shadow would overwrite)
+        return ir.null_value(p.type)
     if p.role is Role.DRET:
         return inputs.dret if inputs.dret is not None else ir.null_value(p.type)
     assert p.role is Role.TAPE and inputs.tape is not None
     return inputs.tape
 
 
-def _call(b: IRBuilder, cf: CustomFunction, inputs: _Inputs, config: FnConfig,
-          custom: Custom, what: str) -> ir.Value | None:
+def _call(b: IRBuilder, cf: CustomFunction, inputs: _Inputs) -> ir.Value | None:
     """Call a registered function; its result (read from ``sret`` memory if need be)."""
-    args = [_argument(b, p, inputs, config, custom, what) for p in cf.params]
+    args = [_argument(p, inputs) for p in cf.params]
     if cf.sret is not None:
         slot = b.alloca(cf.sret)
         b.call(cf.function, [slot, *args])
@@ -196,10 +188,9 @@ def _combined(ctx: DerivativeContext, config: FnConfig, custom: CustomGradient) 
     ctx.register(config, w)
     b = IRBuilder(w.blocks[0])
     inputs = _inputs(w, config, dret=has_dret, tape=False)
-    res = _call(b, custom.augmented, inputs, config, custom, "augmented forward pass")
+    res = _call(b, custom.augmented, inputs)
     tape, _ = _augmented_results(b, custom, res)
-    d = _call(b, custom.reverse, _reverse_inputs(inputs, inputs.dret, tape), config,
-              custom, "reverse pass")
+    d = _call(b, custom.reverse, _reverse_inputs(inputs, inputs.dret, tape))
     _return(b, _derivatives(b, config, d))
     return w
 
@@ -248,7 +239,7 @@ def _fill_augmented(ctx: DerivativeContext, aug: ir.Function, config: FnConfig,
                     custom: CustomGradient) -> None:
     b = IRBuilder(aug.blocks[0])
     inputs = _inputs(aug, config, dret=False, tape=False)
-    res = _call(b, custom.augmented, inputs, config, custom, "augmented forward pass")
+    res = _call(b, custom.augmented, inputs)
     tape, result = _augmented_results(b, custom, res)
     ptr: ir.Value = ir.ConstantPointerNull(ir.ptr)
     if tape is not None and tape.type.is_pointer:
@@ -281,8 +272,7 @@ def _fill_reverse(ctx: DerivativeContext, rev: ir.Function, config: FnConfig,
         b.call(free, [box])
     elif t is not None:
         tape = ir.null_value(t)
-    d = _call(b, custom.reverse, _reverse_inputs(inputs, inputs.dret, tape), config, custom,
-              "reverse pass")
+    d = _call(b, custom.reverse, _reverse_inputs(inputs, inputs.dret, tape))
     _return(b, _derivatives(b, config, d))
 
 
@@ -310,9 +300,9 @@ def _forward(ctx: DerivativeContext, config: FnConfig, custom: CustomForward) ->
     inputs = _inputs(w, config, dret=False, tape=False)
     primal: ir.Value | None = None
     if custom.augmented is not None:
-        res = _call(b, custom.augmented, inputs, config, custom, "augmented forward pass")
+        res = _call(b, custom.augmented, inputs)
         inputs.tape, primal = _augmented_results(b, custom, res)
-    res = _call(b, custom.forward, inputs, config, custom, "forward derivative")
+    res = _call(b, custom.forward, inputs)
     if fn.return_type.is_void:
         b.ret_void()
         return w

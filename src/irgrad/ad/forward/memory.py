@@ -287,8 +287,9 @@ def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
             sh = _copy(fp, call, {})
         if not alloc.zeroed and alloc.reallocates is None:
             size = allocation_bytes(fp.b, alloc, call.args)
-            if fp.ctx.module.get_function("realloc") is not None:
-                # a later realloc copies the whole usable block: zero all of it
+            if alloc.free_function is None and fp.ctx.module.get_function("realloc"):
+                # a later realloc copies the whole usable block: zero all of it (not for
+                # an allocator of the program's own, whose blocks realloc never sees)
                 size = fp.b.call(_usable_size(fp), [sh], name="'malloc.usable")
             fp.b.memset(sh, 0, size)
         shadows.append(sh)
