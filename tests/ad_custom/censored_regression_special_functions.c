@@ -157,6 +157,16 @@ int main(void) {
           fd(sigmoid, z), 1e-6);
   }
 
+  /* split mode on a registered function itself: {tape, result} then the reverse */
+  typedef struct { void *tape; double value; } TapeAndValue;
+  TapeAndValue __enzyme_augmentfwd2(void *, ...);
+  double __enzyme_reverse2(void *, ...);
+  TapeAndValue tv = __enzyme_augmentfwd2((void *)log_normal_tail, 2.5);
+  check("log_normal_tail (augmented forward pass)", tv.value, log_normal_tail(2.5), 1e-15);
+  check("d log_normal_tail (split)", __enzyme_reverse2((void *)log_normal_tail, 2.5, 1.0,
+                                                       enzyme_tape, tv.tape),
+        fd(log_normal_tail, 2.5), 1e-6);
+
   /* reverse mode through the model */
   double dtheta[3] = {0};
   __enzyme_autodiff((void *)tobit_nll, enzyme_dup, theta, dtheta, enzyme_const, t,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import tempfile
-from pathlib import Path
 
 import pytest
 from test_programs import LEVELS, ROOT, ROUTES, _case, run_all

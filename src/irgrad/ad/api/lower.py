@@ -63,7 +63,7 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) 
         call = lower_invoke(call)
     if not isinstance(call, ir.CallInst):
         raise call_error(call, f"{entry} must be called with 'call' (not {call.opcode})")
-    parsed = parse_call(call, mode, ctx.module)
+    parsed = parse_call(call, mode, ctx.module, ctx.custom.has)
     if mode in SPLIT_MODES:
         lower_split_call(ctx, call, parsed, entry)
         return
