@@ -150,7 +150,8 @@ def _check_reverse_return(primal: ir.Function, rev: CustomFunction, fail: Fail) 
     want = [primal.args[k].type for k in active_scalars(primal)]
     rt = rev.return_type
     got = list(rt.elements) if rt.is_struct else ([] if rt.is_void else [rt])  # type: ignore[attr-defined]
-    if got == want and not (len(want) > 1 and not rt.is_struct):
+    if (got == want and not (len(want) > 1 and not rt.is_struct)) or (
+            len(want) == 1 and rt == want[0]):
         return
     expected = ("void" if not want else str(want[0]) if len(want) == 1
                 else "{" + ", ".join(str(t) for t in want) + "}")

@@ -170,7 +170,7 @@ def _derivatives(b: IRBuilder, config: FnConfig, res: ir.Value | None) -> ir.Val
     assert res is not None
     ret_ty = ir.StructType([fn.args[k].type for k in outs])
     agg: ir.Value = ir.UndefValue(ret_ty)
-    single = len(scalars) == 1 and not res.type.is_struct
+    single = len(scalars) == 1 and res.type == fn.args[scalars[0]].type
     for j, k in enumerate(outs):
         d = res if single else b.extract_value(res, [scalars.index(k)])
         agg = b.insert_value(agg, d, [j])
