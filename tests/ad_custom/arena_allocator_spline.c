@@ -4,17 +4,19 @@
  * tells irgrad that arena_take(arena, bytes) allocates (size: argument 1) and that
  * arena_release(arena, block) frees (arguments "0,-1": the arena, then the block), so the
  * shadows of the scratch arrays come from the same arena and go back to it.
- * Checked in reverse and forward mode against central finite differences; the arena is
- * empty again afterwards. */
+ * Checked in reverse and forward mode (also two tangents at once) against central finite
+ * differences; the arena is empty again afterwards. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern int enzyme_dup, enzyme_const;
+extern int enzyme_dup, enzyme_const, enzyme_width;
 double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
+typedef struct { double t[2]; } Tangents2;
+Tangents2 __enzyme_fwddiff2(void *, ...);
 
 typedef struct {
   char *base;
@@ -96,6 +98,16 @@ int main(void) {
   }
   double tangent = __enzyme_fwddiff((void *)bending_energy, enzyme_dup, y, v, enzyme_const, N);
   check("forward vs reverse", tangent, dot, 1e-10);
+  /* vector forward mode: the shadows of the scratch arrays hold both tangents */
+  double w[N], dot_w = 0.0;
+  for (int i = 0; i < N; i++) {
+    w[i] = 0.3 - 0.07 * i;
+    dot_w += dy[i] * w[i];
+  }
+  Tangents2 both = __enzyme_fwddiff2((void *)bending_energy, enzyme_width, 2, enzyme_dup, y, v,
+                                     w, enzyme_const, N);
+  check("vector forward, lane 0", both.t[0], dot, 1e-10);
+  check("vector forward, lane 1", both.t[1], dot_w, 1e-10);
   if (arena_live(&frame) != 0) {
     fprintf(stderr, "the forward derivative left %d arena blocks\n", arena_live(&frame));
     abort();

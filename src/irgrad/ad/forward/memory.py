@@ -19,6 +19,7 @@ from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.tangents import tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.known_functions import (
+    FREE_FUNCTIONS,
     Allocator,
     allocator,
     free_pointer_arg,
@@ -212,9 +213,10 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     if k is not None:  # free the shadow too (the freed pointer is argument k)
         args = list(call.args)
         t = fp.tangent(args[k])
-        if args[k] in fp.interleaved:
-            sized = [_times_width(fp, a) for a in args[1:]]
-            fp.b.call(callee, [t, *sized])  # type: ignore[list-item, arg-type]
+        if args[k] in fp.interleaved:  # one shadow; C++'s sized delete gets N times the size
+            scale = name in FREE_FUNCTIONS
+            fp.b.call(callee, [t if i == k else _times_width(fp, a) if scale else a  # type: ignore[misc]
+                               for i, a in enumerate(args)])
         elif t is not None:
             for s in t if isinstance(t, list) else [t]:
                 # _ZdlPvm: the size is passed as it is
