@@ -33,6 +33,35 @@ def lower_enzyme_calls(module: Module) -> Module:
     return lower(module)
 
 
+def registered_functions(module: llvm.ModuleRef, filename: str = "<input>"
+                         ) -> tuple[dict[str, set[str]], set[str]]:
+    """The functions the module's Enzyme registrations and ``enzyme_*`` attributes name,
+    with the attributes they need before the pre-AD pipeline (``noinline``: inlined, a
+    custom derivative or an inactive function could not apply), and those of them that
+    may be inlined again after AD (they were not ``noinline`` of their own, as Enzyme
+    restores them). Malformed registrations are reported here, before any optimization."""
+    from irgrad.ad.api.registrations import has_registrations, read_registrations
+
+    if not has_registrations([gv.name for gv in module.global_variables]):
+        return {}, set()
+    model = to_ir_model(module, filename)
+    keep = read_registrations(model).preserve
+    release = set()
+    for name in keep:
+        fn = model.get_function(name)
+        if fn is not None and (not fn.has_attribute("noinline") or fn.has_attribute("optnone")):
+            release.add(name)
+    return keep, release
+
+
+def _release_noinline(model: Module, names: set[str]) -> None:
+    """Drop the ``noinline`` that kept registered functions out of line until AD."""
+    for name in names:
+        fn = model.get_function(name)
+        if fn is not None and fn.has_attribute("noinline"):
+            fn.fn_attrs = [a for a in fn.attribute_texts() if a != "noinline"]
+
+
 def mark_small_loops_for_full_unroll(module: Module) -> int:
     """See :mod:`irgrad.ad.api.small_loops`."""
     from irgrad.ad.api import mark_small_loops_for_full_unroll as mark
@@ -75,8 +104,11 @@ def run_pipeline(
     """Run the full pipeline on IR text, bitcode, or a verified llvmlite module."""
     opts = options or PipelineOptions()
     module = source if isinstance(source, llvm.ModuleRef) else parse_llvm(source, filename)
+    release: set[str] = set()
     if opts.pre_ad:
-        module = canonicalize(module, filename=filename)
+        keep, release = (registered_functions(module, filename) if opts.through_ir_model
+                         else ({}, set()))
+        module = canonicalize(module, filename=filename, fn_attrs=keep)
     else:
         module = strip_optnone(module, filename)
     if opts.through_ir_model:
@@ -86,11 +118,15 @@ def run_pipeline(
             module = canonicalize(from_ir_model(model, filename), filename=filename)
             model = to_ir_model(module, filename)
         if opts.print_analyses:
+            from irgrad.ad.api.registrations import read_registrations
+            from irgrad.analysis.known_functions import module_functions
             from irgrad.analysis.printers import run_print_option
 
             sink = opts.analysis_sink or print
-            for kind, fn_name in opts.print_analyses:
-                sink(run_print_option(model, kind, fn_name))
+            with module_functions(read_registrations(model).known()):
+                for kind, fn_name in opts.print_analyses:
+                    sink(run_print_option(model, kind, fn_name))
         model = lower_enzyme_calls(model)
+        _release_noinline(model, release)
         module = from_ir_model(model, f"{filename} (after irgrad)")
     return optimize(module, opts.opt_level)

@@ -1,7 +1,8 @@
 """Wrong uses of the __enzyme_* API: ``irgrad cc`` exits 2 with file:line: error: message.
 
-Each program in ``errors/`` names the expected message (``// EXPECT-ERROR: ...``) and marks
-the line the error must point at with ``// ERROR-LINE`` (compiled with -g).
+Each program in ``errors/`` (and in ``tests/ad_custom/errors/``: malformed registrations
+and attributes) names the expected message (``// EXPECT-ERROR: ...``) and marks the line
+the error must point at with ``// ERROR-LINE`` (compiled with -g).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from pathlib import Path
 import pytest
 
 ERRORS = Path(__file__).parent / "errors"
-SOURCES = sorted(ERRORS.glob("*.c"))
+CUSTOM_ERRORS = Path(__file__).parents[1] / "ad_custom" / "errors"
+SOURCES = sorted(ERRORS.glob("*.c")) + sorted(CUSTOM_ERRORS.glob("*.c"))
+BY_NAME = {s.name: s for s in SOURCES}
 
 
 def _compile(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
@@ -40,7 +43,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.Co
 
 @pytest.mark.parametrize("name", [s.name for s in SOURCES])
 def test_error_program(results: dict[str, subprocess.CompletedProcess[str]], name: str) -> None:
-    text = (ERRORS / name).read_text()
+    text = BY_NAME[name].read_text()
     expected = re.search(r"EXPECT-ERROR: (.*)", text).group(1).strip()  # type: ignore[union-attr]
     line = next(k for k, ln in enumerate(text.splitlines(), 1) if "ERROR-LINE" in ln)
     proc = results[name]

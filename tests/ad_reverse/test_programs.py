@@ -6,6 +6,11 @@
 
 and every program in tests/ad_programs/errors is rejected (exit 2) with its
 ``// EXPECT-ERROR:`` text. All compilations run once per session on a thread pool.
+
+A program ``prog.c`` may come with an "opaque library" ``prog.lib.c`` beside it: compiled
+natively by clang-22 (never seen by irgrad as IR) and linked in (``irgrad cc prog.c
+lib.o``; ``lli-22 --extra-object lib.o``), the way a program calls a routine of a
+prebuilt library.
 """
 
 from __future__ import annotations
@@ -44,20 +49,33 @@ def _run(cmd: list[str] | str, *, shell: bool = False, timeout: int = 120
                           cwd=ROOT)
 
 
+def _library(prog: Path, obj: str) -> str | None:
+    """Compile ``prog``'s opaque library (``<stem>.lib.c``) natively to ``obj``; None when
+    the program has none."""
+    src = prog.with_name(prog.stem + ".lib.c")
+    if not src.exists():
+        return None
+    cc = _run(["clang-22", "-O2", "-fPIC", "-c", str(src), "-o", obj])
+    assert cc.returncode == 0, cc.stderr
+    return obj
+
+
 def _case(prog: Path, level: str, route: str, tmp: str) -> str:
     """'' on success, else a description of the failure."""
+    lib = _library(prog, os.path.join(tmp, f"{prog.stem}.{level}.{route}.lib.o"))
     if route == "cc":
         exe = os.path.join(tmp, f"{prog.stem}.{level}.exe")
-        cc = _run([PY, "-m", "irgrad", "cc", f"-I{INCLUDE}", str(prog), f"-{level}", "-o", exe,
-                   "-lm"])
+        cc = _run([PY, "-m", "irgrad", "cc", f"-I{INCLUDE}", str(prog), *([lib] if lib else []),
+                   f"-{level}", "-o", exe, "-lm"])
         if cc.returncode != 0:
             return f"irgrad cc failed ({cc.returncode}): {cc.stderr[-2000:]}"
         run = _run([exe], timeout=60)
     else:
+        extra = f" --extra-object={lib}" if lib else ""
         pipe = (
             f"clang-22 -S -emit-llvm -{level} -Xclang -disable-llvm-passes "
             f"-fno-discard-value-names -I{INCLUDE} {prog} -o - | {PY} -m irgrad opt - -S "
-            "| lli-22"
+            f"| lli-22{extra}"
         )
         run = _run(["bash", "-o", "pipefail", "-c", pipe])
     if run.returncode != 0 or "OK" not in run.stdout:

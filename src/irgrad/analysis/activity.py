@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.analysis.known_functions import (
     callee_name,
+    free_pointer_arg,
     is_allocation,
-    is_free,
     is_fresh_allocation,
     is_ignored_intrinsic,
     is_inactive_call,
@@ -344,7 +344,7 @@ def local_writes(local: ir.Value) -> list[ir.Instruction] | None:
             elif isinstance(u, ir.CallBase):
                 name = callee_name(u)
                 if is_ignored_intrinsic(name) or is_memset(name) or (
-                        is_free(name) and use.index == 0):
+                        use.index == free_pointer_arg(name)):
                     continue
                 if is_memory_transfer(name):
                     if u.args[0] is p and u.args[1] is not p:

@@ -6,15 +6,27 @@ Every part of irgrad asks this module (activity analysis, type analysis, forward
 reverse mode, the derivative rules): a library function is taught to irgrad once, here.
 The derivative *rules* of the math functions live in :mod:`irgrad.ad.rules`, which takes
 the names from :data:`LIBM_FUNCTIONS`.
+
+A module can teach irgrad its own functions with Enzyme's registrations and attributes
+(``__enzyme_inactivefn``, ``__enzyme_function_like``, ``__enzyme_allocation_like``,
+``__enzyme_inactive_global``, ``__attribute__((enzyme_inactive))``...): those are read by
+:mod:`irgrad.ad.api.registrations` into a :class:`ModuleFunctions` record, which the AD
+engine puts in effect (:func:`module_functions`) while it works on that module. Every
+query below consults it, so the table stays the one place that answers "what is this
+function".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from irgrad.ir.control import CallBase
+    from irgrad.ir.values import Value
 
 
 def callee_name(call: CallBase) -> str | None:
@@ -39,6 +51,10 @@ class Allocator:
     size_args: tuple[int, ...]
     zeroed: bool = False
     reallocates: int | None = None
+    # the function that frees this allocator's memory (None: C's free) and, for each of
+    # its parameters, the allocator argument passed there (-1: the allocated pointer)
+    free_function: str | None = None
+    free_args: tuple[int, ...] = (-1,)
 
     @property
     def fresh(self) -> bool:
@@ -63,11 +79,13 @@ FREE_FUNCTIONS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"])
 
 
 def allocator(name: str | None) -> Allocator | None:
-    return ALLOCATORS.get(name) if name is not None else None
+    if name is None:
+        return None
+    return _module().allocators.get(name) or ALLOCATORS.get(name)
 
 
 def is_allocation(name: str | None) -> bool:
-    return name in ALLOCATORS
+    return allocator(name) is not None
 
 
 def is_fresh_allocation(name: str | None) -> bool:
@@ -76,7 +94,23 @@ def is_fresh_allocation(name: str | None) -> bool:
 
 
 def is_free(name: str | None) -> bool:
-    return name in FREE_FUNCTIONS
+    return free_pointer_arg(name) is not None
+
+
+def free_pointer_arg(name: str | None) -> int | None:
+    """The index of the argument a deallocator frees (None: not a deallocator)."""
+    if name is None:
+        return None
+    if name in FREE_FUNCTIONS:
+        return 0
+    return _module().deallocators.get(name)
+
+
+def freed_pointer(call: CallBase) -> Value | None:
+    """The pointer a call of a deallocator frees, or None."""
+    k = free_pointer_arg(callee_name(call))
+    args = call.args
+    return args[k] if k is not None and k < len(args) else None
 
 
 # -- library functions without derivatives ------------------------------------------------
@@ -132,8 +166,16 @@ def is_ignored_intrinsic(name: str | None) -> bool:
 
 
 def is_inactive_call(name: str | None) -> bool:
-    """A call that carries no derivative whatever its arguments."""
-    return is_inactive_function(name) or is_ignored_intrinsic(name)
+    """A call that carries no derivative whatever its arguments (the library functions
+    above, and the module's own functions registered inactive: those may write memory)."""
+    return (is_inactive_function(name) or is_ignored_intrinsic(name)
+            or (name is not None and name in _module().inactive))
+
+
+def is_inactive_global(name: str | None) -> bool:
+    """A global variable the module declared inactive (``__enzyme_inactive_global``,
+    ``__attribute__((enzyme_inactive))``): it never carries derivatives."""
+    return name is not None and name in _module().inactive_globals
 
 
 def is_memory_transfer(name: str | None) -> bool:
@@ -175,8 +217,56 @@ _LIBM_SPELLINGS = frozenset(n for base in LIBM_FUNCTIONS for n in libm_names(bas
 
 def is_math_function(name: str | None) -> bool:
     """A C math library function: its result follows from its operands, and it writes no
-    user memory other than through its out-parameters (frexp, modf) and errno."""
-    return name is not None and name in _LIBM_SPELLINGS
+    user memory other than through its out-parameters (frexp, modf) and errno. Functions
+    a module declared like one (``__enzyme_function_like``) count too."""
+    return name is not None and (name in _LIBM_SPELLINGS or name in _module().math_like)
+
+
+def math_function_like(name: str | None) -> str | None:
+    """The C math function a module declared ``name`` to behave like (``{fn, "log1p"}``):
+    its derivative rule applies to calls of ``name``. None when there is no such
+    declaration."""
+    return _module().math_like.get(name) if name is not None else None
+
+
+# -- what a module declares about its own functions ---------------------------------------
+
+
+@dataclass(frozen=True)
+class ModuleFunctions:
+    """A module's own entries of the table (Enzyme's registrations and attributes).
+
+    ``inactive``: functions that carry no derivatives (they may write memory);
+    ``inactive_globals``: global variables that carry no derivatives; ``math_like``:
+    function -> the C math function whose derivative rule it has; ``allocators`` and
+    ``deallocators`` (name -> index of the freed pointer): allocation functions.
+    """
+
+    inactive: frozenset[str] = frozenset()
+    inactive_globals: frozenset[str] = frozenset()
+    math_like: Mapping[str, str] = field(default_factory=dict)
+    allocators: Mapping[str, Allocator] = field(default_factory=dict)
+    deallocators: Mapping[str, int] = field(default_factory=dict)
+
+
+NO_MODULE_FUNCTIONS = ModuleFunctions()
+_MODULE_FUNCTIONS: contextvars.ContextVar[ModuleFunctions] = contextvars.ContextVar(
+    "irgrad_module_functions", default=NO_MODULE_FUNCTIONS)
+
+
+def _module() -> ModuleFunctions:
+    return _MODULE_FUNCTIONS.get()
+
+
+@contextlib.contextmanager
+def module_functions(known: ModuleFunctions) -> Iterator[None]:
+    """Within the block, the queries of this module also answer from ``known`` (the
+    declarations of the module being differentiated)."""
+    token = _MODULE_FUNCTIONS.set(known)
+    try:
+        yield
+    finally:
+        _MODULE_FUNCTIONS.reset(token)
 
 
 # floating-point intrinsics beyond the libm names (``llvm.<name>.<types>``)
@@ -199,19 +289,26 @@ __all__ = [
     "INACTIVE_FUNCTIONS",
     "LIBM_FUNCTIONS",
     "MEMORY_TRANSFER_PREFIXES",
+    "NO_MODULE_FUNCTIONS",
     "Allocator",
     "InactiveNames",
+    "ModuleFunctions",
     "allocator",
     "callee_name",
+    "free_pointer_arg",
+    "freed_pointer",
     "is_allocation",
     "is_free",
     "is_fresh_allocation",
     "is_ignored_intrinsic",
     "is_inactive_call",
     "is_inactive_function",
+    "is_inactive_global",
     "is_math_function",
     "is_math_intrinsic",
     "is_memory_transfer",
     "is_memset",
     "libm_names",
+    "math_function_like",
+    "module_functions",
 ]

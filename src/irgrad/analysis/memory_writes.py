@@ -7,8 +7,8 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.analysis.known_functions import (
     callee_name,
+    freed_pointer,
     is_allocation,
-    is_free,
     is_ignored_intrinsic,
     is_inactive_function,
     is_math_function,
@@ -46,8 +46,9 @@ def written_object(inst: ir.Instruction) -> object:
         return underlying_object(ptrs[-1]) if ptrs else None
     if is_ignored_intrinsic(name) or is_allocation(name):
         return _NO_WRITE
-    if is_free(name) and inst.args:
-        base = underlying_object(inst.args[0])
+    freed = freed_pointer(inst)
+    if freed is not None:
+        base = underlying_object(freed)
         if isinstance(base, ir.CallInst) and is_allocation(callee_name(base)):
             return _NO_WRITE  # the function's own allocation: freed after the reverse pass
         return base

@@ -33,7 +33,7 @@ import llvmlite.binding as llvm
 
 from irgrad.build_cache import BuildCache, cache_key, file_identity, irgrad_fingerprint
 from irgrad.frontends.build_log import BuildLog
-from irgrad.frontends.c import clang_ir_flags
+from irgrad.frontends.c import check_enzyme_attributes, clang_ir_flags
 from irgrad.frontends.cc_args import Invocation
 from irgrad.frontends.fortran import compile_fortran
 from irgrad.frontends.rust import compile_rust
@@ -105,6 +105,7 @@ def _compile_c(
         log.cache(blobs is not None, f"compile {path}", key)
         if blobs is not None and "object" in blobs:
             _forward(blobs.get("stderr", b""))
+            check_enzyme_attributes(blobs.get("stderr", b""))
             return blobs["object"]
     with tempfile.TemporaryDirectory(prefix="irgrad-cc-") as tmp:
         out = Path(tmp) / "unit.bc"
@@ -112,6 +113,7 @@ def _compile_c(
                         what=f"{driver}-22 could not compile {path}")
         data = out.read_bytes()
     _forward(proc.stderr)
+    check_enzyme_attributes(proc.stderr)
     obj = tag_module(parse_llvm(data, str(path)), inv, line_tables=True)
     if cache is not None and key is not None:
         cache.put(key, {"object": obj, "stderr": proc.stderr})

@@ -3,7 +3,9 @@
 1. ``optnone`` and ``noinline`` that ``clang -O0`` puts on every function are removed
    (only from functions marked ``optnone``: a user's own ``noinline`` elsewhere stays), so
    piping plain ``clang -O0`` output works.
-2. LLVM's O2 simplification pipeline runs with loop vectorization, SLP vectorization and
+2. Functions the caller names get attributes first (``fn_attrs``; the AD engine keeps the
+   functions its registrations name out of line with ``noinline``).
+3. LLVM's O2 simplification pipeline runs with loop vectorization, SLP vectorization and
    loop unrolling off: derivatives are synthesized from scalar, rolled loops and the
    post-AD pipeline (:mod:`irgrad.llvm.optimize`) vectorizes the result.
 """
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 
 import llvmlite.binding as llvm
 
@@ -79,9 +82,15 @@ def canonicalize(
     filename: str = "<input>",
     tm: llvm.TargetMachine | None = None,
     speed_level: int = 2,
+    fn_attrs: Mapping[str, Iterable[str]] | None = None,
 ) -> llvm.ModuleRef:
-    """Run the pre-AD pipeline on a verified module; returns the (possibly new) module."""
+    """Run the pre-AD pipeline on a verified module; returns the (possibly new) module.
+    ``fn_attrs``: function name -> attributes to add first (e.g. ``noinline``)."""
     module = strip_optnone(module, filename)
+    for name, attrs in (fn_attrs or {}).items():
+        fn = module.get_function(name)
+        for attr in sorted(attrs):
+            fn.add_function_attribute(attr)
     tm = tm or create_target_machine(speed_level)
     apply_target(module, tm)
     pto = pre_ad_tuning(speed_level)

@@ -32,8 +32,8 @@ def _mutable_globals(text: str) -> set[str]:
         prefix = m.group(2)
         if m.group(3) != "global" or any(word in prefix for word in _SKIP):
             continue
-        if "llvm." in m.group(1):
-            continue
+        if "llvm." in m.group(1) or "__enzyme_" in m.group(1):
+            continue  # LLVM's own and Enzyme's registrations (AD reads their initializers)
         found.add(m.group(1)[1:].strip('"'))
     return found
 

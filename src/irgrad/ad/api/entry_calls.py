@@ -11,6 +11,7 @@ matched by name prefix. The arguments after ``fn`` are read with Enzyme's marker
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from irgrad import ir
@@ -182,8 +183,10 @@ def _compatible(given: ir.Type, expected: ir.Type) -> bool:
     return given.is_pointer and expected.is_pointer
 
 
-def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> ParsedCall:
-    """Read an ``__enzyme_*`` call's arguments (raises DifferentiationError on misuse)."""
+def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module,
+               has_custom: Callable[[ir.Function], bool] = lambda fn: False) -> ParsedCall:
+    """Read an ``__enzyme_*`` call's arguments (raises DifferentiationError on misuse).
+    ``has_custom(fn)``: ``fn`` has a custom derivative (it needs no definition)."""
     entry = call.called_function.name if call.called_function is not None else "__enzyme"
     args = list(call.args)
     sret_type = None
@@ -200,7 +203,7 @@ def parse_call(call: ir.CallBase, mode: DerivativeMode, module: ir.Module) -> Pa
             f"the first argument of {entry} must be a function (the function to "
             f"differentiate), not {_value_text(args[0])}",
         )
-    if target.is_declaration:
+    if target.is_declaration and not has_custom(target):
         raise call_error(
             call,
             f"cannot differentiate {target.name}: it is declared without a definition in "

@@ -25,6 +25,7 @@ from irgrad.ad.api.entry_calls import (
     replace_result,
     return_activity,
 )
+from irgrad.ad.api.registrations import Registrations, read_registrations
 from irgrad.ad.api.split import lower_split_call
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
@@ -45,9 +46,12 @@ SYNTHESIZERS = {
 }
 
 
-def new_context(module: ir.Module) -> DerivativeContext:
-    """A derivative context for ``module`` that synthesizes every derivative mode."""
-    return DerivativeContext(module, SYNTHESIZERS)
+def new_context(module: ir.Module, registrations: Registrations | None = None
+                ) -> DerivativeContext:
+    """A derivative context for ``module`` that synthesizes every derivative mode and
+    honours the module's registrations (custom derivatives, inactive functions...)."""
+    reg = registrations if registrations is not None else read_registrations(module)
+    return DerivativeContext(module, SYNTHESIZERS, custom=reg.custom, known=reg.known())
 
 
 def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) -> None:
@@ -59,7 +63,7 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) 
         call = lower_invoke(call)
     if not isinstance(call, ir.CallInst):
         raise call_error(call, f"{entry} must be called with 'call' (not {call.opcode})")
-    parsed = parse_call(call, mode, ctx.module)
+    parsed = parse_call(call, mode, ctx.module, ctx.custom.has)
     if mode in SPLIT_MODES:
         lower_split_call(ctx, call, parsed, entry)
         return
@@ -105,10 +109,11 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) 
 def lower_enzyme_calls(module: ir.Module) -> ir.Module:
     """Replace every ``__enzyme_autodiff*``/``__enzyme_fwddiff*`` call in ``module`` by a
     call to its synthesized derivative; remove the markers and entry declarations."""
+    registrations = read_registrations(module)  # checked even when nothing is differentiated
     calls = enzyme_calls(module)
     if not calls:
         return module
-    ctx = new_context(module)
+    ctx = new_context(module, registrations)
     for call, mode in calls:
         lower_call(ctx, call, mode)
     remove_markers(module)

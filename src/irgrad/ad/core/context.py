@@ -9,6 +9,12 @@ a nested request for the same config then finds it in the cache.
 A function with ``invoke`` instructions (C++) is differentiated through a private copy
 without exception edges (:mod:`irgrad.ad.core.invoke`); the derivative is cached under the
 original function's config, so calls of the original find it.
+
+The context also holds what the module declares about its own functions (Enzyme's
+registrations): a function with a custom derivative is never differentiated from its
+body -- its derivatives are wrappers of the user's functions
+(:mod:`irgrad.ad.core.custom_wrappers`) -- and the module's entries of the table of known
+functions (:class:`ModuleFunctions`) are in effect while anything is synthesized.
 """
 
 from __future__ import annotations
@@ -18,8 +24,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad.ad.core.config import DerivativeMode, FnConfig
+from irgrad.ad.core.custom_derivatives import CustomDerivatives
+from irgrad.ad.core.custom_wrappers import synthesize_custom
 from irgrad.ad.core.invoke import has_invokes, nounwind_copy
 from irgrad.ad.core.tape_runtime import without_tape_cache
+from irgrad.analysis.known_functions import (
+    NO_MODULE_FUNCTIONS,
+    ModuleFunctions,
+    module_functions,
+)
 from irgrad.errors import DifferentiationError
 
 if TYPE_CHECKING:
@@ -32,9 +45,13 @@ class DerivativeContext:
     """Per-module state of the AD engine: the module and the derivative cache."""
 
     def __init__(self, module: Module,
-                 synthesizers: Mapping[DerivativeMode, Synthesizer]) -> None:
+                 synthesizers: Mapping[DerivativeMode, Synthesizer], *,
+                 custom: CustomDerivatives | None = None,
+                 known: ModuleFunctions = NO_MODULE_FUNCTIONS) -> None:
         self.module = module
         self.synthesizers = dict(synthesizers)
+        self.custom = custom if custom is not None else CustomDerivatives()
+        self.known = known
         self.cache: dict[FnConfig, Function] = {}
         self.in_progress: set[FnConfig] = set()
         self.originals: dict[Function, Function] = {}  # nounwind copy -> user's function
@@ -53,6 +70,15 @@ class DerivativeContext:
         cached = self.cache.get(config)
         if cached is not None:
             return cached
+        with module_functions(self.known):
+            custom = self.custom.for_mode(config.function, config.mode)
+            if custom is not None:
+                fn = synthesize_custom(self, config, custom)
+                self.cache[config] = fn
+                return fn
+            return self._differentiate(config)
+
+    def _differentiate(self, config: FnConfig) -> Function:
         if config.function.is_declaration:
             raise DifferentiationError(
                 f"cannot differentiate {config.function.name}: it has no definition in this "

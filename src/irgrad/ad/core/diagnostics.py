@@ -8,11 +8,13 @@ DISubprogram) -> the ``DIFile`` (directory + filename).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from irgrad.errors import SourceLocation
+from irgrad.errors import DifferentiationError, SourceLocation
 from irgrad.ir.printer import value_ref
 
 if TYPE_CHECKING:
@@ -111,6 +113,18 @@ def source_location_of(inst: Instruction, module: Module | None = None) -> Sourc
     return SourceLocation(default)
 
 
+@contextlib.contextmanager
+def located_at(inst: Instruction) -> Iterator[None]:
+    """A :class:`DifferentiationError` raised in the block without a location gets the
+    location of ``inst`` (the call whose derivative was being made)."""
+    try:
+        yield
+    except DifferentiationError as exc:
+        if exc.location is None:
+            exc.location = source_location_of(inst)
+        raise
+
+
 def function_location(fn: Function) -> SourceLocation:
     """The location of a function's definition (its ``!dbg`` DISubprogram), if any."""
     module = fn.parent
@@ -127,6 +141,86 @@ def function_location(fn: Function) -> SourceLocation:
                 filename = _file_of_scope(table, _ref(_field(node, "file")), default)
                 return SourceLocation(filename, line, 0)
     return SourceLocation(default)
+
+
+def _node(table: dict[int, str], raw: str | None) -> str:
+    ref = _ref(raw)
+    return table.get(ref, "") if ref is not None else ""
+
+
+def _column_of(filename: str, line: int, word: str) -> int:
+    """The column of ``word`` on ``line`` of ``filename`` (0 when unreadable/absent)."""
+    try:
+        with open(filename, encoding="utf-8", errors="replace") as f:
+            for k, text in enumerate(f, 1):
+                if k == line:
+                    return text.find(word) + 1 if word in text else 0
+    except OSError:
+        return 0
+    return 0
+
+
+def _find_definition(filename: str, word: str) -> SourceLocation | None:
+    """The first line of ``filename`` where ``word`` is defined (followed by ``[``, ``=``
+    or ``{``): a global variable's definition in C or C++ source."""
+    pattern = re.compile(r"(?<![\w$])" + re.escape(word) + r"\s*(\[[^\]]*\]\s*)?[=\[{]")
+    try:
+        with open(filename, encoding="utf-8", errors="replace") as f:
+            for k, text in enumerate(f, 1):
+                m = pattern.search(text)
+                if m:
+                    return SourceLocation(filename, k, m.start() + 1)
+    except OSError:
+        return None
+    return None
+
+
+def source_name(name: str) -> str:
+    """The identifier a (possibly C++-mangled) global's name was spelled with in source:
+    ``_ZN2ns8registryE`` -> ``registry``; a C name as it is."""
+    m = re.match(r"_Z[LNK]*", name)
+    if not m or not name[m.end():m.end() + 1].isdigit():
+        return name
+    pos, last = m.end(), name
+    while pos < len(name) and name[pos].isdigit():
+        digits = re.match(r"\d+", name[pos:])
+        assert digits is not None
+        start = pos + digits.end()
+        last = name[start:start + int(digits.group(0))]
+        pos = start + int(digits.group(0))
+    return last
+
+
+def global_location(gv: Value, module: Module | None, word: str | None = None) -> SourceLocation:
+    """Where global ``gv`` is defined: its debug info (``-g``), else the first definition
+    of its name in the module's source files, else the module's file. ``word``: what to
+    point at on that line (default: the global's name as spelled in source)."""
+    default = _module_filename(module)
+    name = source_name(getattr(gv, "name", "") or "")
+    word = word or name
+    if module is None:
+        return SourceLocation(default)
+    table = _metadata_table(module)
+    for kind, raw in getattr(gv, "metadata", []) or []:
+        node = _node(table, raw) if kind == "dbg" else ""
+        var = _node(table, _field(node, "var"))
+        if var.startswith("!DIGlobalVariable("):
+            line = int(_field(var, "line") or 0)
+            filename = _file_of_scope(table, _ref(_field(var, "file")), default)
+            return SourceLocation(filename, line, _column_of(filename, line, word))
+    files = [default] + [
+        _file_of_scope(table, k, default) for k, node in table.items()
+        if node.startswith("!DIFile(")]
+    for filename in dict.fromkeys(files):
+        found = _find_definition(filename, name)
+        if found is not None:
+            return found
+    return SourceLocation(default)
+
+
+def annotation_location(filename: str, line: int, word: str) -> SourceLocation:
+    """The location of an ``annotate`` attribute (clang records file and line)."""
+    return SourceLocation(filename, line, _column_of(filename, line, word))
 
 
 def mixed_activity_store_message(value: Value) -> str:

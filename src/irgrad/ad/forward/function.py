@@ -17,24 +17,14 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.ad.core.config import DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.signatures import forward_return_type
 from irgrad.ad.forward.instructions import ForwardPass
 from irgrad.ad.forward.interleaved_shadows import interleaved_params
 from irgrad.ad.forward.tangents import Tangent, pack_lanes
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_blocks_into
 
-
-def return_type_of(config: FnConfig) -> ir.Type:
-    """The return type of the forward derivative (see docs/internals/ad-interfaces.md)."""
-    ret = config.function.return_type
-    if ret.is_void:
-        return ir.void
-    if config.return_type is DiffeType.CONST:
-        return ret if config.return_primal else ir.void
-    tan: ir.Type = ret if config.width == 1 else ir.ArrayType(config.width, ret)
-    if config.return_primal:
-        return ir.StructType([ret, tan])
-    return tan
+return_type_of = forward_return_type  # see irgrad.ad.core.signatures
 
 
 def _name(ctx: DerivativeContext, config: FnConfig) -> str:

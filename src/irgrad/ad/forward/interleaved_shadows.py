@@ -34,7 +34,12 @@ from collections.abc import Iterable
 
 from irgrad import ir
 from irgrad.ad.core.context import DerivativeContext
-from irgrad.analysis.known_functions import callee_name, is_free, is_fresh_allocation
+from irgrad.analysis.known_functions import (
+    callee_name,
+    free_pointer_arg,
+    is_free,
+    is_fresh_allocation,
+)
 
 INTERLEAVED_KEY = "interleaved"
 # a pointer argument with one of these is a copy (or an ABI slot), not the memory itself
@@ -133,7 +138,7 @@ class InterleavingAnalysis:
             return None
         if name.startswith("llvm.memset.") and index == 0:
             return None
-        if is_free(name) and index == 0:
+        if is_free(name) and index == free_pointer_arg(name):
             return None
         callee = call.called_function
         if (

@@ -14,17 +14,20 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
-from irgrad.ad.core.diagnostics import mixed_activity_store_message
+from irgrad.ad.core.diagnostics import located_at, mixed_activity_store_message
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.tangents import tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.known_functions import (
+    FREE_FUNCTIONS,
     Allocator,
     allocator,
-    is_free,
+    free_pointer_arg,
     is_inactive_call,
+    is_inactive_global,
     is_memory_transfer,
     is_memset,
+    math_function_like,
 )
 from irgrad.analysis.layout import abi_align
 from irgrad.analysis.underlying_objects import underlying_object
@@ -126,6 +129,7 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
             fp.tangent(v) is not None
             and v.type.is_fp_or_fp_vector
             and isinstance(p, ir.GlobalVariable | ir.ConstantExpr)
+            and not is_inactive_global(getattr(underlying_object(p), "name", None))
         ):
             raise fp.error(inst, "active value stored into a global without a shadow")
         return
@@ -194,30 +198,42 @@ def _has_tangents(fp: ForwardPass, call: ir.CallBase) -> bool:
 def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     callee = call.called_function
     name = callee.name if callee is not None else ""
+    if fp.ctx.custom.has(callee):  # the user's custom derivative (defined or declared)
+        assert callee is not None
+        if _has_tangents(fp, call):
+            _visit_defined_call(fp, call, callee)
+        return
     if is_inactive_call(name):
         return
     alloc = allocator(name)
     if alloc is not None:
         _visit_alloc(fp, call, alloc)
         return
-    if is_free(name):
-        t = fp.tangent(call.args[0])
-        if call.args[0] in fp.interleaved:
-            sized = [_times_width(fp, a) for a in call.args[1:]]
-            fp.b.call(callee, [t, *sized])  # type: ignore[list-item, arg-type]
+    k = free_pointer_arg(name)
+    if k is not None:  # free the shadow too (the freed pointer is argument k)
+        args = list(call.args)
+        t = fp.tangent(args[k])
+        if args[k] in fp.interleaved:  # one shadow; C++'s sized delete gets N times the size
+            scale = name in FREE_FUNCTIONS
+            fp.b.call(callee, [t if i == k else _times_width(fp, a) if scale else a  # type: ignore[misc]
+                               for i, a in enumerate(args)])
         elif t is not None:
             for s in t if isinstance(t, list) else [t]:
-                fp.b.call(callee, [s, *call.args[1:]])  # type: ignore[arg-type]  # _ZdlPvm: size
+                # _ZdlPvm: the size is passed as it is
+                fp.b.call(callee, [*args[:k], s, *args[k + 1:]])  # type: ignore[arg-type]
         return
     if is_memory_transfer(name) or is_memset(name):
         _visit_mem_intrinsic(fp, call, name)
         return
     if not _has_tangents(fp, call):
         return
+    like = math_function_like(name)
     if name.startswith("llvm."):
         rule = lookup_intrinsic(name)
+    elif callee is not None and (like or callee.is_declaration):
+        rule = lookup_call(like or name)
     else:
-        rule = lookup_call(name) if callee is not None and callee.is_declaration else None
+        rule = None
     if rule is not None:
         if rule.result_kind == "struct":
             t = fp.apply_rule(rule, list(call.args), call)
@@ -273,8 +289,9 @@ def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
             sh = _copy(fp, call, {})
         if not alloc.zeroed and alloc.reallocates is None:
             size = allocation_bytes(fp.b, alloc, call.args)
-            if fp.ctx.module.get_function("realloc") is not None:
-                # a later realloc copies the whole usable block: zero all of it
+            if alloc.free_function is None and fp.ctx.module.get_function("realloc"):
+                # a later realloc copies the whole usable block: zero all of it (not for
+                # an allocator of the program's own, whose blocks realloc never sees)
                 size = fp.b.call(_usable_size(fp), [sh], name="'malloc.usable")
             fp.b.memset(sh, 0, size)
         shadows.append(sh)
@@ -352,7 +369,8 @@ def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function)
     if not isinstance(call, ir.CallInst):
         raise fp.error(call, "invoke of a function with active arguments is not supported")
     config = callee_config(fp, callee, call.args, bool(call.uses))
-    deriv = fp.ctx.get_or_create(config)
+    with located_at(call):
+        deriv = fp.ctx.get_or_create(config)
     args: list[ir.Value] = []
     for a, act, p in zip(call.args, config.arg_types, callee.function_type.params,
                          strict=False):

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.signatures import augmented_return_type
 from irgrad.ad.reverse.function import _signature, _synthesize
 from irgrad.analysis.layout import alloc_size
 from irgrad.ir.builder import IRBuilder
@@ -38,10 +39,6 @@ if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 _DERIVED_OPCODES = ("getelementptr", "bitcast", "addrspacecast", "phi", "select", "freeze")
-
-
-def augmented_return_type(fn: ir.Function) -> ir.Type:
-    return ir.ptr if fn.return_type.is_void else ir.StructType([ir.ptr, fn.return_type])
 
 
 def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Function:

@@ -13,6 +13,12 @@
   writes nothing outside its frame and what it reads cannot change before the reverse
   pass) the plain call stays and the reverse pass calls g's combined gradient instead;
 * inactive calls (printf, ...) stay in the forward pass only;
+* calls to a function with a custom derivative (``__enzyme_register_gradient_*``, defined
+  or only declared) always take the augmented path: the user's augmented forward pass
+  runs in the forward pass, the user's reverse pass with its tape in the reverse pass
+  (the context answers with wrappers of them, :mod:`irgrad.ad.core.custom_wrappers`);
+* calls to a function declared like a math function (``__enzyme_function_like``) use
+  that function's rule;
 * anything else with active arguments: ``No derivative found for``.
 """
 
@@ -22,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.diagnostics import located_at
 from irgrad.ad.reverse.call_effects import cheap_call_is_exact
 from irgrad.ad.reverse.instructions import apply_rule
 from irgrad.ad.reverse.memory import (
@@ -31,7 +38,13 @@ from irgrad.ad.reverse.memory import (
 )
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.activity import has_float
-from irgrad.analysis.known_functions import callee_name, is_allocation, is_free, is_inactive_call
+from irgrad.analysis.known_functions import (
+    callee_name,
+    is_allocation,
+    is_free,
+    is_inactive_call,
+    math_function_like,
+)
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
@@ -55,6 +68,11 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
             raise gu.error("No derivative found for an indirect call with active arguments",
                            call)
         return
+    fn = call.called_function
+    if gu.ctx.custom.has(fn):  # the user's custom derivative
+        assert fn is not None
+        _reverse_defined_call(gu, call, fn, b)
+        return
     if is_inactive_call(name):
         return
     if name.startswith(("llvm.memcpy", "llvm.memmove")):
@@ -74,9 +92,10 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
             d = gu.diffe(call, b)
             gu.add_to_diffe(call.args[0], b.extract_value(d, [0]), b)
         return
-    rule = lookup_intrinsic(name) if name.startswith("llvm.") else lookup_call(name)
-    fn = call.called_function
-    if rule is not None and (name.startswith("llvm.") or fn is None or fn.is_declaration):
+    like = math_function_like(name)
+    rule = lookup_intrinsic(name) if name.startswith("llvm.") else lookup_call(like or name)
+    if rule is not None and (like or name.startswith("llvm.") or fn is None
+                             or fn.is_declaration):
         if gu.is_varied(call):
             d = gu.diffe(call, b)
             if rule.result_kind == "struct" and rule.result_index is not None:
@@ -135,19 +154,21 @@ def augment_calls(gu: GradientUtils) -> None:
             if not isinstance(inst, ir.CallBase):
                 continue
             fn = inst.called_function
-            if fn is None or fn.is_declaration or fn.name.startswith("llvm."):
+            custom = gu.ctx.custom.has(fn)
+            if fn is None or not (custom or _differentiated_body(fn)):
                 continue
             if not _is_active_call(gu, inst):
                 continue
             _check_pointer_result(gu, inst, fn)
-            if cheap_call_is_exact(gu, inst, fn):
+            if not custom and cheap_call_is_exact(gu, inst, fn):
                 continue
             if not isinstance(inst, ir.CallInst):
                 raise gu.error(f"No derivative found for {fn.name}: an invoke of a function "
                                "that writes or reads overwritten memory is not supported",
                                inst)
             config = _call_config(gu, inst, fn, DerivativeMode.REVERSE_PRIMAL)
-            aug, _ = gu.ctx.augmented_pair(config)
+            with located_at(inst):
+                aug, _ = gu.ctx.augmented_pair(config)
             fwd = gu.vmap[inst]
             assert isinstance(fwd, ir.Instruction)
             b = IRBuilder(position=fwd)
@@ -170,6 +191,13 @@ def augment_calls(gu: GradientUtils) -> None:
                 gu.entry_marker = res  # type: ignore[assignment]
             fwd.erase_from_parent()
             tapes[inst] = tape
+
+
+def _differentiated_body(fn: ir.Function) -> bool:
+    """A call of ``fn`` is differentiated through its body (not by a table entry)."""
+    name = fn.name
+    return not (fn.is_declaration or name.startswith("llvm.") or is_inactive_call(name)
+                or is_allocation(name) or is_free(name) or math_function_like(name))
 
 
 def _check_pointer_result(gu: GradientUtils, call: ir.CallBase, fn: ir.Function) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.config import DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.signatures import reverse_signature
 from irgrad.ad.reverse.branches import BranchIndex, branch_index
 from irgrad.ad.reverse.calls import augment_calls, reverse_call
 from irgrad.ad.reverse.gradient_utils import GradientUtils
@@ -47,23 +48,7 @@ if TYPE_CHECKING:
     pass
 
 
-def _signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | None]]:
-    fn = config.function
-    params: list[ir.Type] = []
-    names: list[str | None] = []
-    for arg, dt in zip(fn.args, config.arg_types, strict=True):
-        params.append(arg.type)
-        names.append(arg.name)
-        if dt in (DiffeType.DUP, DiffeType.DUP_NONEED):
-            params.append(arg.type)
-            names.append("d" + arg.name if arg.name else None)
-    if config.return_type is DiffeType.OUT and not fn.return_type.is_void:
-        params.append(fn.return_type)
-        names.append("differeturn")
-    outs = [a.type for a, dt in zip(fn.args, config.arg_types, strict=True)
-            if dt is DiffeType.OUT]
-    ret: ir.Type = ir.StructType(outs) if outs else ir.void
-    return ir.FunctionType(ret, params), names
+_signature = reverse_signature  # see irgrad.ad.core.signatures
 
 
 def create_primal_and_gradient(ctx: DerivativeContext, config: FnConfig) -> ir.Function:

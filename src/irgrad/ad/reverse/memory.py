@@ -18,7 +18,12 @@ from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero, zero_of
 from irgrad.analysis.activity import alloca_may_hold, has_float
-from irgrad.analysis.known_functions import allocator, callee_name, is_free
+from irgrad.analysis.known_functions import (
+    allocator,
+    callee_name,
+    freed_pointer,
+    is_inactive_global,
+)
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.underlying_objects import underlying_object, underlying_objects
 from irgrad.ir.builder import IRBuilder
@@ -106,8 +111,9 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
     """A pointer stored into shadowed memory: store its shadow into the shadow memory."""
     v = store.value
     if not v.type.is_pointer or not gu.is_shadowed(store.pointer):
-        if (has_float(v.type) and gu.is_varied(v) and not gu.is_shadowed(store.pointer)):
-            base = underlying_object(store.pointer)
+        base = underlying_object(store.pointer)
+        if (has_float(v.type) and gu.is_varied(v) and not gu.is_shadowed(store.pointer)
+                and not is_inactive_global(getattr(base, "name", None))):
             what = f"global @{base.name}" if isinstance(base, ir.GlobalVariable) else (
                 "memory without a shadow (a global or constant pointer)")
             raise gu.error(f"active value stored into {what}: its derivative would be lost",
@@ -142,9 +148,10 @@ def _check_bytewise_copy(gu: GradientUtils, store: ir.StoreInst) -> None:
 
 def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
     """``free(p)`` of memory allocated in this function moves to the reverse pass."""
-    if not is_free(callee_name(call)) or not call.args:
+    freed = freed_pointer(call)
+    if freed is None:
         return False
-    base = underlying_object(call.args[0])
+    base = underlying_object(freed)
     if isinstance(base, ir.CallInst) and base in gu.activity.shadowed and base.parent:
         gu.freed_allocations.add(base)
         return True
@@ -178,9 +185,15 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
         return
     bb = call.parent
     assert bb is not None
-    free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
     p = gu.lookup_primal(call, bb)
     s = gu.lookup_shadow(call, bb, call)
+    custom = gu.module.get_function(alloc.free_function) if alloc and alloc.free_function else None
+    if alloc is not None and custom is not None:  # __enzyme_allocation_like's free function
+        rest = [gu.lookup_primal(a, bb) for a in call.args]
+        for ptr in (p, s):
+            b.call(custom, [ptr if i < 0 else rest[i] for i in alloc.free_args])
+        return
+    free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
     b.call(free, [p])
     b.call(free, [s])
 

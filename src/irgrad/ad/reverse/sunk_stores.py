@@ -27,6 +27,7 @@ from irgrad import ir
 from irgrad.ad.core.config import DerivativeMode
 from irgrad.analysis.known_functions import (
     callee_name,
+    freed_pointer,
     is_allocation,
     is_free,
     is_ignored_intrinsic,
@@ -56,8 +57,8 @@ def _harmless(inst: ir.Instruction) -> bool:
         return True
     if name.startswith("llvm."):
         return not any(k in name[5:] for k in _MEMORY_INTRINSICS)
-    if is_free(name) and inst.args:
-        base = underlying_object(inst.args[0])
+    if is_free(name) and freed_pointer(inst) is not None:
+        base = underlying_object(freed_pointer(inst))  # type: ignore[arg-type]
         return isinstance(base, ir.CallInst) and is_allocation(callee_name(base))
     fn = inst.called_function
     return fn is not None and fn.is_declaration and is_math_function(name)

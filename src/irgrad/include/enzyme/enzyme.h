@@ -51,6 +51,20 @@ extern int enzyme_allocated;
 extern int enzyme_nofree;
 extern int enzyme_scalar;
 
+/* Enzyme's attributes: __attribute__((enzyme_inactive)) on a function or a global (no
+   derivatives), __attribute__((enzyme_function_like("log1p"))) on a function (it has the
+   derivative of log1p). Clang does not know them, so they are spelled as the annotations
+   irgrad reads (irgrad cc and irgrad.compile predefine the same macros). Without this
+   header, write __attribute__((annotate("enzyme_inactive"))),
+   __attribute__((annotate("enzyme_function_like=log1p"))) and, for enzyme_nofree (also a
+   marker's name, so never a macro), __attribute__((annotate("enzyme_nofree"))). */
+#ifndef enzyme_inactive
+#define enzyme_inactive annotate("enzyme_inactive")
+#endif
+#ifndef enzyme_function_like
+#define enzyme_function_like(name) annotate("enzyme_function_like=" name)
+#endif
+
 #ifndef IRGRAD_ENZYME_NO_PROTOTYPES
 
 /* reverse mode (combined augmented forward + reverse pass) */
