@@ -154,9 +154,12 @@ def visit_return(fp: ForwardPass, inst: ir.ReturnInst) -> None:
     config = fp.config
     ret_ty = fp.fn.return_type
     v = inst.value
-    if ret_ty.is_void:
-        return
     b = fp.b
+    if ret_ty.is_void:
+        if v is not None:  # f returns a value nobody asked for (`__enzyme_fwddiff<void>`)
+            b.insert(ir.ReturnInst())
+            inst.erase_from_parent()
+        return
     orig_ret = config.function.return_type
     tangent_val: ir.Value | None = None
     if config.return_type is not DiffeType.CONST:

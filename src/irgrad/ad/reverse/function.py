@@ -46,6 +46,8 @@ from irgrad.ir.dominators import DominatorTree
 if TYPE_CHECKING:
     pass
 
+ENTRY_MARKER = "llvm.donothing"
+
 
 def _signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | None]]:
     fn = config.function
@@ -109,6 +111,7 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
     _drop_lifetime_markers(gu.new)
     if gu.tape is not None:
         gu.tape.finalize()
+    gu.entry_marker.erase_from_parent()  # type: ignore[union-attr]
     return gu  # split mode (augmented.py) cuts the finished function in two
 
 
@@ -145,7 +148,12 @@ def _clone_body(gu: GradientUtils) -> None:
             m = gu.vmap.get(op)
             if m is not None:
                 c.set_operand(i, m)
-    gu.entry_marker = new.blocks[0].instructions[0]
+    # A marker no handler erases (the first cloned instruction may be: a `ret` becomes a
+    # branch into the reverse pass, a free is dropped): allocas and slot initializations
+    # go before it, in order. Removed when the derivative is complete.
+    marker = IRBuilder(position=new.blocks[0].instructions[0]).call(
+        gu.module.get_or_insert_function(ENTRY_MARKER, ir.FunctionType(ir.void, [])), [])
+    gu.entry_marker = marker
 
 
 def _forward_shadows(gu: GradientUtils) -> None:
