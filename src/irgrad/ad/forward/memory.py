@@ -18,6 +18,7 @@ from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.tangents import tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.analysis.activity import has_float
 from irgrad.analysis.known_functions import (
     Allocator,
     allocator,
@@ -259,6 +260,10 @@ def _set_struct_tangent(
         ]
 
 
+def _lane(t: object, k: int) -> object:
+    return t[k] if isinstance(t, list) else t
+
+
 def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
     """malloc/calloc/new/realloc: a shadow allocation of the same size, zeroed."""
     assert isinstance(call, ir.CallInst)
@@ -272,11 +277,13 @@ def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
             lanes = base if isinstance(base, list) else [base]
             src = lanes[len(shadows)] if base is not None else ir.ConstantPointerNull(ir.ptr)
             sh = _realloc_shadow(fp, call, src)  # type: ignore[arg-type]
-        else:
-            sh = _copy(fp, call, {})
+        else:  # a stack allocator's shadow frame comes out of the shadow state
+            states = {call.args[k]: _lane(fp.tangent(call.args[k]), len(shadows))
+                      for k in alloc.state_args}
+            sh = _copy(fp, call, states)  # type: ignore[arg-type]
         if not alloc.zeroed and alloc.reallocates is None:
             size = allocation_bytes(fp.b, alloc, call.args)
-            if fp.ctx.module.get_function("realloc") is not None:
+            if fp.ctx.module.get_function("realloc") is not None and not alloc.state_args:
                 # a later realloc copies the whole usable block: zero all of it
                 size = fp.b.call(_usable_size(fp), [sh], name="'malloc.usable")
             fp.b.memset(sh, 0, size)
@@ -399,7 +406,9 @@ def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Val
         else:
             acts.append(DiffeType.CONST)
     ret = callee.return_type
-    ret_act = DiffeType.DUP if (ret.is_fp_or_fp_vector or ret.is_pointer) else DiffeType.CONST
+    # aggregates with floats too: a reverse derivative's `{ double, ... }` of adjoints
+    carries = ret.is_pointer or has_float(ret)
+    ret_act = DiffeType.DUP if carries else DiffeType.CONST
     return FnConfig(
         function=callee,
         mode=DerivativeMode.FORWARD,

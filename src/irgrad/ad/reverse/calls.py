@@ -135,7 +135,8 @@ def augment_calls(gu: GradientUtils) -> None:
             if not isinstance(inst, ir.CallBase):
                 continue
             fn = inst.called_function
-            if fn is None or fn.is_declaration or fn.name.startswith("llvm."):
+            if fn is None or fn.is_declaration or fn.name.startswith("llvm.") or \
+                    is_allocation(fn.name) or is_free(fn.name):  # irgrad's own tape helpers
                 continue
             if not _is_active_call(gu, inst):
                 continue

@@ -64,6 +64,8 @@ def _signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | None]]:
         names.append("differeturn")
     outs = [a.type for a, dt in zip(fn.args, config.arg_types, strict=True)
             if dt is DiffeType.OUT]
+    if config.return_primal and not fn.return_type.is_void:
+        outs.insert(0, fn.return_type)  # enzyme_primal_return: {f(x), df/dx...}
     ret: ir.Type = ir.StructType(outs) if outs else ir.void
     return ir.FunctionType(ret, params), names
 
@@ -222,9 +224,15 @@ def _reverse_pass(gu: GradientUtils, differeturn: ir.Value | None) -> None:
     final = gu.new.append_basic_block(gu.fresh("rev.return"))
     gu.rev_blocks.add(final)
     # every ret of the forward pass continues with its block's reverse region
+    primal_slot = None
+    if gu.config.return_primal and not gu.orig.return_type.is_void:
+        primal_slot = gu.entry_builder().alloca(gu.orig.return_type, name=gu.fresh("primal"))
+        gu.primal_result_slot = primal_slot  # type: ignore[attr-defined]
     for bb in gu.returns:
         fwd_ret = gu.forward_block(bb).terminator
         assert fwd_ret is not None
+        if primal_slot is not None and fwd_ret.operands:
+            IRBuilder(position=fwd_ret).store(fwd_ret.operands[0], primal_slot)
         fwd_ret.erase_from_parent()
         IRBuilder(gu.forward_block(bb)).br(gu.rev_head[bb])
     gu.loops.setup(live)
@@ -337,6 +345,10 @@ def _emit_return(gu: GradientUtils, final: ir.BasicBlock) -> None:
         return
     agg: ir.Value = ir.UndefValue(rt)
     k = 0
+    slot = getattr(gu, "primal_result_slot", None)
+    if slot is not None:
+        agg = b.insert_value(agg, b.load(gu.orig.return_type, slot), [0])
+        k = 1
     for arg, dt in zip(gu.orig.args, gu.config.arg_types, strict=True):
         if dt is DiffeType.OUT:
             if gu.is_varied(arg):
