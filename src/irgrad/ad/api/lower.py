@@ -87,6 +87,11 @@ _NOT_SUPPORTED = {
     "tape holds what a reverse pass needs, not a forward sweep's inputs; use "
     "__enzyme_fwddiff, or split reverse mode (__enzyme_augmentfwd / __enzyme_reverse)",
     EntryKind.VIRTUALREVERSE: "__enzyme_virtualreverse is not supported yet",
+    **{k: f"{k.prefix}: floating-point truncation and error estimation are not supported"
+       for k in (EntryKind.TRUNCATE, EntryKind.EXPAND, EntryKind.ERROR_ESTIMATE)},
+    **{k: f"{k.prefix}: probabilistic programming is not supported"
+       for k in (EntryKind.TRACE, EntryKind.CONDITION, EntryKind.SAMPLE, EntryKind.OBSERVE)},
+    EntryKind.TODENSE: "__enzyme_todense (sparse shadows) is not supported",
 }
 
 

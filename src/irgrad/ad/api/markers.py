@@ -31,6 +31,15 @@ class EntryKind(Enum):
     FWDSPLIT = ("__enzyme_fwdsplit", DerivativeMode.FORWARD)
     BATCH = ("__enzyme_batch", DerivativeMode.FORWARD)
     VIRTUALREVERSE = ("__enzyme_virtualreverse", DerivativeMode.REVERSE_COMBINED)
+    # Enzyme's entry points beyond differentiation: recognized to be refused
+    TRUNCATE = ("__enzyme_truncate", DerivativeMode.FORWARD)
+    EXPAND = ("__enzyme_expand", DerivativeMode.FORWARD)
+    ERROR_ESTIMATE = ("__enzyme_error_estimate", DerivativeMode.FORWARD)
+    TRACE = ("__enzyme_trace", DerivativeMode.FORWARD)
+    CONDITION = ("__enzyme_condition", DerivativeMode.FORWARD)
+    SAMPLE = ("__enzyme_sample", DerivativeMode.FORWARD)
+    OBSERVE = ("__enzyme_observe", DerivativeMode.FORWARD)
+    TODENSE = ("__enzyme_todense", DerivativeMode.FORWARD)
 
     @property
     def prefix(self) -> str:
