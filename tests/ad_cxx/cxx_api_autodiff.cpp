@@ -20,6 +20,14 @@ double norm2(const std::vector<double>& v) {
   for (double e : v) s += e * e;
   return s;
 }
+int clamp_into(const double* x, double* y, int n) {  // returns how many were clamped
+  int clamped = 0;
+  for (int i = 0; i < n; ++i) {
+    y[i] = x[i] > 1 ? 1 : x[i] * x[i];
+    clamped += x[i] > 1;
+  }
+  return clamped;
+}
 void scale_into(const double* x, double* y, int n, double s) {
   for (int i = 0; i < n; ++i) y[i] = s * x[i] * x[i];
 }
@@ -71,6 +79,19 @@ int main() {
       mix, enzyme::Duplicated{2.0, 1.0}, enzyme::Const{3.0});
   check("fwd primal", enzyme::get<0>(fp), 6 + std::sin(2.0));
   check("fwd tangent", enzyme::get<1>(fp), 3 + std::cos(2.0));
+
+  // a constant result: forward mode returns just f(x), as for a result that is not a float
+  auto fc = enzyme::autodiff<enzyme::Forward, enzyme::Const<double>>(
+      mix, enzyme::Duplicated{2.0, 1.0}, enzyme::Const{3.0});
+  check("fwd const result", enzyme::get<0>(fc), 6 + std::sin(2.0));
+  double cx[3] = {0.5, 2.0, -1.5}, ctx[3] = {1, 1, 1}, cy[3], cty[3] = {0, 0, 0};
+  auto nclamped = enzyme::autodiff<enzyme::Forward>(
+      clamp_into, enzyme::Duplicated<const double*>{cx, ctx},
+      enzyme::DuplicatedNoNeed<double*>{cy, cty}, 3);
+  if (enzyme::get<0>(nclamped) != 1) std::abort();
+  check("clamped tangent 0", cty[0], 2 * cx[0]);
+  check("clamped tangent 1", cty[1], 0);
+  check("clamped tangent 2", cty[2], 2 * cx[2]);
 
   // std::vector by reference, DuplicatedNoNeed
   std::vector<double> v{1, -2, 3}, dv(3, 0.0);

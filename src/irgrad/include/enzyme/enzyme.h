@@ -47,11 +47,9 @@
 #ifndef IRGRAD_ENZYME_ENZYME_H
 #define IRGRAD_ENZYME_ENZYME_H
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* argument markers: declared, never defined */
+/* argument markers: declared, never defined (C++: with C++ linkage, as in Enzyme's
+   headers, so that <enzyme/enzyme> and a program's own `extern int enzyme_dup;` agree;
+   the symbol is the same in C and C++) */
 extern int enzyme_dup;
 extern int enzyme_dupv;
 extern int enzyme_dupnoneed;
@@ -74,6 +72,10 @@ extern int enzyme_nofree;
 extern int enzyme_scalar;
 extern int enzyme_vector;
 extern int enzyme_buffer;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #ifndef IRGRAD_ENZYME_NO_PROTOTYPES
 
