@@ -49,13 +49,14 @@ def new_context(module: ir.Module) -> DerivativeContext:
         prepare=lower_nested_calls, finish=advance_iterations))
 
 
-def _reachable_functions(fn: ir.Function) -> list[ir.Function]:
-    """``fn`` and the defined functions it calls, transitively (direct calls)."""
+def _reachable_functions(fn: ir.Function, done: set[ir.Function]) -> list[ir.Function]:
+    """``fn`` and the defined functions it calls, transitively (direct calls); the search
+    stops at functions in ``done`` (prepared before, with everything they call)."""
     seen: dict[ir.Function, None] = {}
     work = [fn]
     while work:
         f = work.pop()
-        if f in seen or f.is_declaration:
+        if f in seen or f.is_declaration or f in done:
             continue
         seen[f] = None
         for inst in f.instructions():
@@ -70,7 +71,7 @@ def lower_nested_calls(ctx: DerivativeContext, fn: ir.Function) -> None:
     """Lower the ``__enzyme_*`` calls in ``fn`` and in what it calls (once per function)."""
     state = ctx.analyses.setdefault("api.prepared", set())
     assert isinstance(state, set)
-    for f in _reachable_functions(fn):
+    for f in _reachable_functions(fn, state):
         if f in state:
             continue
         state.add(f)  # before lowering: a request for f's own derivative inside f stops here
