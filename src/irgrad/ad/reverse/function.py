@@ -113,7 +113,12 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
     _drop_lifetime_markers(gu.new)
     if gu.tape is not None:
         gu.tape.finalize()
-    gu.entry_marker.erase_from_parent()  # type: ignore[union-attr]
+    marker = gu.entry_marker
+    assert isinstance(marker, ir.CallInst)
+    callee = marker.called_function
+    marker.erase_from_parent()
+    if callee is not None and not callee.uses:  # no other synthesis in progress uses it
+        gu.module.remove_function(callee)
     return gu  # split mode (augmented.py) cuts the finished function in two
 
 
