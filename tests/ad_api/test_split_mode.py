@@ -46,17 +46,51 @@ void primal(const double *x, double s, double *y, double *r) {
   *r = F(y, 4, s);
 }
 
-/* split: y = copy of x, augmented forward, clobber y, reverse; returns d/ds */
-double split(const double *x, double s, double *y, double *dy, double dret, double *r) {
+/* split: y = copy of x, augmented forward, clobber y, reverse; returns d/ds. The tape
+   travels four ways (Enzyme's): 0 returned with the result as {tape, result}, 1 as
+   {result, tape}, 2 stored at &tape (enzyme_tape), 3 written into a caller buffer of
+   __enzyme_augmentsize bytes (enzyme_allocated + enzyme_tape). */
+typedef struct { double result; void *tape; } AugR;
+AugR __enzyme_augmentfwd_r(void *, ...);
+double __enzyme_augmentfwd_d(void *, ...);
+int __enzyme_augmentsize(void *, ...);
+double split(const double *x, double s, double *y, double *dy, double dret, double *r,
+             int how) {
   memcpy(y, x, 4 * sizeof(double));
-  Aug a = __enzyme_augmentfwd((void *)F, enzyme_allocated, 64, enzyme_dup, y, dy,
-                              enzyme_const, 4, enzyme_out, s);
-  *r = a.result;
+  void *tape = 0;
+  _Alignas(16) char buffer[256];
+  int size = __enzyme_augmentsize((void *)F, enzyme_dup, enzyme_const, enzyme_out);
+  if (size <= 0 || size > (int)sizeof buffer) return -12345.0;
+  if (how == 0) {
+    Aug a = __enzyme_augmentfwd((void *)F, enzyme_dup, y, dy, enzyme_const, 4,
+                                enzyme_out, s);
+    *r = a.result;
+    tape = a.tape;
+  } else if (how == 1) {
+    AugR a = __enzyme_augmentfwd_r((void *)F, enzyme_dup, y, dy, enzyme_const, 4,
+                                   enzyme_out, s);
+    *r = a.result;
+    tape = a.tape;
+  } else if (how == 2) {
+    *r = __enzyme_augmentfwd_d((void *)F, enzyme_tape, &tape, enzyme_dup, y, dy,
+                               enzyme_const, 4, enzyme_out, s);
+  } else {
+    *r = __enzyme_augmentfwd_d((void *)F, enzyme_allocated, sizeof buffer, enzyme_tape,
+                               buffer, enzyme_dup, y, dy, enzyme_const, 4, enzyme_out, s);
+  }
   double keep[4];
   memcpy(keep, y, sizeof keep);
   for (int i = 0; i < 4; i++) y[i] = -1e3;  /* the reverse must not read y */
-  double ds = __enzyme_reverse((void *)F, enzyme_tape, a.tape, enzyme_dup, y, dy,
-                               enzyme_const, 4, enzyme_out, s, dret);
+  double ds;
+  if (how < 2)
+    ds = __enzyme_reverse((void *)F, enzyme_dup, y, dy, enzyme_const, 4, enzyme_out, s,
+                          dret, tape);
+  else if (how == 2)
+    ds = __enzyme_reverse((void *)F, enzyme_tape, &tape, enzyme_dup, y, dy, enzyme_const,
+                          4, enzyme_out, s, dret);
+  else
+    ds = __enzyme_reverse((void *)F, enzyme_allocated, sizeof buffer, enzyme_tape, buffer,
+                          enzyme_dup, y, dy, enzyme_const, 4, enzyme_out, s, dret);
   memcpy(y, keep, sizeof keep);
   return ds;
 }
@@ -85,7 +119,7 @@ def test_split_matches_combined_and_finite_differences(level: int) -> None:
     jit = _jit(level)
     vp, d = ctypes.c_void_p, ctypes.c_double
     primal = jit.get("primal", None, [vp, d, vp, vp])
-    split = jit.get("split", d, [vp, d, vp, vp, d, vp])
+    split_c = jit.get("split", d, [vp, d, vp, vp, d, vp, ctypes.c_int])
     combined = jit.get("combined", d, [vp, d, vp, vp])
 
     def f(x: np.ndarray, s: float) -> tuple[np.ndarray, float]:
@@ -94,7 +128,11 @@ def test_split_matches_combined_and_finite_differences(level: int) -> None:
         return y, float(r[0])
 
     rng = np.random.default_rng(3)
-    for _ in range(3):
+    for how in range(4):
+
+        def split(*args: Any, how: int = how) -> float:
+            return split_c(*args, how)
+
         x = rng.uniform(0.1, 0.8, N)
         s = float(rng.uniform(0.5, 1.5))
         c = rng.standard_normal(N)  # seed on the outputs v

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern int enzyme_dup, enzyme_const, enzyme_tape;
+extern int enzyme_dup, enzyme_const;
 double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 void *__enzyme_augmentfwd(void *, ...);
@@ -163,7 +163,7 @@ int main(void) {
   void *tape = __enzyme_augmentfwd((void *)heat_objective, enzyme_dup, kappa, dk2, enzyme_dup,
                                    u0, du2, enzyme_const, N, enzyme_const, STEPS);
   __enzyme_reverse((void *)heat_objective, enzyme_dup, kappa, dk2, enzyme_dup, u0, du2,
-                   enzyme_const, N, enzyme_const, STEPS, 1.0, enzyme_tape, tape);
+                   enzyme_const, N, enzyme_const, STEPS, 1.0, tape);
   for (int i = 0; i < N; i++) {
     check("d/dkappa (split)", dk2[i], dk[i], 1e-12);
     check("d/du0 (split)", du2[i], du[i], 1e-12);

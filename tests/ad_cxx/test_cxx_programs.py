@@ -31,6 +31,7 @@ import pytest
 from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls
 from irgrad.ad.core.invoke import has_invokes, nounwind_copy
+from irgrad.toolchain import enzyme_include_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -38,6 +39,7 @@ PROGRAMS = sorted(HERE.glob("*.cpp"))
 LEVELS = ["O0", "O1", "O2", "O3"]
 ROUTES = ["cc", "opt"]
 PY = sys.executable
+INCLUDE = str(enzyme_include_dir())  # <enzyme/enzyme>: irgrad cc finds it by itself
 
 # (program, level, route) that must be rejected with a clear error instead of running
 # (none today: kept so that a known gap is listed here, with its reason, never skipped)
@@ -59,7 +61,8 @@ def _case(prog: Path, level: str, route: str, tmp: str) -> tuple[int, str, str]:
         return run.returncode, run.stdout, run.stderr
     pipe = (
         f"clang++-22 -S -emit-llvm -{level} -Xclang -disable-llvm-passes "
-        f"-fno-discard-value-names -I{HERE} {prog} -o - | {PY} -m irgrad opt - -S | lli-22"
+        f"-fno-discard-value-names -I{HERE} -I{INCLUDE} {prog} -o - | {PY} -m irgrad opt - -S "
+        "| lli-22"
     )
     run = _run(["bash", "-o", "pipefail", "-c", pipe])
     return run.returncode, run.stdout, run.stderr

@@ -66,7 +66,7 @@ int main(void) {
   x[0] = 123.0;  // the caller overwrites the inputs before the reverse pass
   x[1] = -7.0;
   double dy = __enzyme_reverse((void *)update, enzyme_dup, x, dx, enzyme_out, y, 1.0,
-                               enzyme_tape, a.tape);
+                               a.tape);  // the adjoint of the result, then the tape
   for (int k = 0; k < 2; k++) {
     double h = 1e-6, p[2] = {x0[0], x0[1]}, m[2] = {x0[0], x0[1]};
     p[k] += h;
@@ -87,7 +87,7 @@ int main(void) {
                                 enzyme_out, 0.5);
   v[0] = v[1] = v[2] = 0.0;
   double ds = __enzyme_reverse((void *)scale_inplace, enzyme_dup, v, dv, enzyme_const, 3,
-                               enzyme_out, 0.5, enzyme_tape, t);
+                               enzyme_out, 0.5, t);
   double ds_expected = 0.0;
   for (int i = 0; i < 3; i++) {
     APPROX_EQ(dv[i], (i + 1.0) * 2.0 * v0[i] * 0.5, 1e-14);
@@ -101,8 +101,7 @@ int main(void) {
     Aug b = __enzyme_augmentfwd_ret((void *)rpow, enzyme_dup, r, dr, enzyme_const, n);
     APPROX_EQ(b.result, run_rpow(r0, n), 1e-15);
     r[0] = 42.0;
-    __enzyme_reverse_void((void *)rpow, enzyme_dup, r, dr, enzyme_const, n, 1.0,
-                          enzyme_tape, b.tape);
+    __enzyme_reverse_void((void *)rpow, enzyme_dup, r, dr, enzyme_const, n, 1.0, b.tape);
     APPROX_EQ(dr[0], (run_rpow(r0 + 1e-6, n) - run_rpow(r0 - 1e-6, n)) / 2e-6, 1e-7);
   }
   printf("OK\n");

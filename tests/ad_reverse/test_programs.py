@@ -1,4 +1,5 @@
-"""Every C program in tests/ad_programs runs correctly after AD, at -O0..-O3, two ways:
+"""Every C program in tests/ad_programs (and in tests/ad_api/programs: Enzyme's entry
+points, markers and hints) runs correctly after AD, at -O0..-O3, two ways:
 
 * ``python -m irgrad cc prog.c -O{n} -o exe -lm`` then ``./exe`` (must print OK);
 * ``clang-22 -S -emit-llvm -O{n} -Xclang -disable-llvm-passes -fno-discard-value-names
@@ -33,6 +34,8 @@ K = TypeVar("K")
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = sorted((ROOT / "tests" / "ad_programs").glob("*.c"))
+API_PROGRAMS = sorted((ROOT / "tests" / "ad_api" / "programs").glob("*.c"))
+ALL_PROGRAMS = PROGRAMS + API_PROGRAMS
 ERRORS = sorted((ROOT / "tests" / "ad_programs" / "errors").glob("*.c"))
 LEVELS = ["O0", "O1", "O2", "O3"]
 ROUTES = ["cc", "opt"]
@@ -106,19 +109,21 @@ def program_results() -> dict[tuple[str, str, str], str]:
         with tempfile.TemporaryDirectory() as tmp:
             _RESULTS.update(run_all({
                 (p.stem, lv, r): functools.partial(_case, p, lv, r, tmp)
-                for p in PROGRAMS for lv in LEVELS for r in ROUTES
+                for p in ALL_PROGRAMS for lv in LEVELS for r in ROUTES
             }))
     return _RESULTS
 
 
 def test_programs_exist() -> None:
     assert len(PROGRAMS) >= 50
+    assert len(API_PROGRAMS) >= 6
     assert len(ERRORS) >= 10
+    assert len({p.stem for p in ALL_PROGRAMS}) == len(ALL_PROGRAMS)
 
 
 @pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("prog", [p.stem for p in PROGRAMS])
+@pytest.mark.parametrize("prog", [p.stem for p in ALL_PROGRAMS])
 def test_program(prog: str, level: str, route: str,
                  program_results: dict[tuple[str, str, str], str]) -> None:
     failure = program_results[(prog, level, route)]

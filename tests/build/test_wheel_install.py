@@ -90,6 +90,8 @@ def test_wheel_ships_headers(installed) -> None:
     wheel, _, _ = installed
     names = zipfile.ZipFile(wheel).namelist()
     assert "irgrad/include/enzyme/enzyme.h" in names
+    assert "irgrad/include/enzyme/enzyme" in names  # the C++ interface
+    assert "irgrad/include/enzyme/tuple" in names
 
 
 def test_installed_irgrad_cc_with_enzyme_header(installed) -> None:

@@ -44,7 +44,9 @@ class Allocator:
 
     ``size_args``: the byte count is the product of these arguments; ``zeroed``: the memory
     comes back zero-filled; ``reallocates``: index of the old block's pointer (realloc), whose
-    contents move into the result (the result is then not fresh memory).
+    contents move into the result (the result is then not fresh memory); ``state_args``:
+    pointers to the allocator's own bookkeeping (a stack allocator's state), passed as
+    their shadows when the shadow allocation is made (it comes out of the shadow state).
     """
 
     name: str
@@ -55,6 +57,7 @@ class Allocator:
     # its parameters, the allocator argument passed there (-1: the allocated pointer)
     free_function: str | None = None
     free_args: tuple[int, ...] = (-1,)
+    state_args: tuple[int, ...] = ()
 
     @property
     def fresh(self) -> bool:
@@ -72,10 +75,18 @@ ALLOCATORS: dict[str, Allocator] = {
         Allocator("valloc", (0,)),
         Allocator("_Znwm", (0,)),  # operator new(size_t)
         Allocator("_Znam", (0,)),  # operator new[](size_t)
+        # irgrad's own tape (irgrad.ad.core.tape_runtime), as a derivative that is itself
+        # differentiated calls it: a push is an n-byte frame out of the stack `state`
+        # points at; the shadow frame comes out of the shadow stack
+        Allocator("__irgrad_tape_push_nocache", (1,), state_args=(0,)),
     )
 }
+# releases of everything the pushes on a stack state allocated (the state is their first
+# argument): the tape release of irgrad.ad.core.tape_runtime
+STATE_RELEASE_FUNCTIONS = frozenset(["__irgrad_tape_release_nocache"])
 # deallocators (the pointer is their first argument; C++'s sized delete passes the size)
-FREE_FUNCTIONS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"])
+FREE_FUNCTIONS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
+                            "__irgrad_tape_release_nocache"])
 
 
 def allocator(name: str | None) -> Allocator | None:
@@ -113,6 +124,11 @@ def freed_pointer(call: CallBase) -> Value | None:
     return args[k] if k is not None and k < len(args) else None
 
 
+def is_state_release(name: str | None) -> bool:
+    """Frees what a stack allocator's pushes allocated (its argument is the state)."""
+    return name in STATE_RELEASE_FUNCTIONS
+
+
 # -- library functions without derivatives ------------------------------------------------
 
 # numba's runtime (NRT_*, numba_gil_*) and the CPython API (Py*, _Py*): bookkeeping that
@@ -120,12 +136,41 @@ def freed_pointer(call: CallBase) -> Value | None:
 INACTIVE_PREFIXES = ("NRT_", "numba_gil_", "Py", "_Py")
 
 
+def unmangled_name(name: str) -> str:
+    """A free function's identifier from its Itanium C++ mangling (``_Z13__enzyme_iterll``
+    -> ``__enzyme_iter``); other names as they are."""
+    if name.startswith("_Z") and len(name) > 2 and name[2].isdigit():
+        digits = len(name) - len(name[2:].lstrip("0123456789"))
+        length = int(name[2:digits])
+        return name[digits : digits + length]
+    return name
+
+
+# Enzyme's in-code hints: calls with no effect on memory that carry no derivative (their
+# result is their first argument, or nothing). Matched by prefix after C++ demangling, as
+# Enzyme matches by name; the API layer removes them after AD (irgrad.ad.api.hints).
+ENZYME_HINT_FUNCTIONS = (
+    "__enzyme_iter", "__enzyme_ignore_derivatives", "__enzyme_double", "__enzyme_float",
+    "__enzyme_integer", "__enzyme_pointer",
+)  # fmt: skip
+
+
+def enzyme_hint(name: str | None) -> str | None:
+    """The Enzyme hint a function name stands for (``__enzyme_double2`` -> ``__enzyme_double``)."""
+    if name is None or "__enzyme_" not in name:
+        return None
+    base = unmangled_name(name)
+    return next((h for h in ENZYME_HINT_FUNCTIONS if base.startswith(h)), None)
+
+
 class InactiveNames(frozenset[str]):
-    """A set of function names that also contains every name with an inactive prefix."""
+    """A set of function names that also contains every name with an inactive prefix
+    (and Enzyme's hints)."""
 
     def __contains__(self, name: object) -> bool:
         return super().__contains__(name) or (
-            isinstance(name, str) and name.startswith(INACTIVE_PREFIXES))
+            isinstance(name, str)
+            and (name.startswith(INACTIVE_PREFIXES) or enzyme_hint(name) is not None))
 
 
 # External functions that never carry derivatives and never write user data: I/O, time,
@@ -284,6 +329,7 @@ def is_math_intrinsic(name: str | None) -> bool:
 
 __all__ = [
     "ALLOCATORS",
+    "ENZYME_HINT_FUNCTIONS",
     "FREE_FUNCTIONS",
     "IGNORED_INTRINSICS",
     "INACTIVE_FUNCTIONS",
@@ -295,6 +341,7 @@ __all__ = [
     "ModuleFunctions",
     "allocator",
     "callee_name",
+    "enzyme_hint",
     "free_pointer_arg",
     "freed_pointer",
     "is_allocation",
@@ -308,7 +355,9 @@ __all__ = [
     "is_math_intrinsic",
     "is_memory_transfer",
     "is_memset",
+    "is_state_release",
     "libm_names",
     "math_function_like",
     "module_functions",
+    "unmangled_name",
 ]

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from irgrad.analysis.known_functions import (
+    enzyme_hint,
     is_allocation,
     is_free,
     is_math_function,
@@ -22,6 +23,8 @@ from irgrad.analysis.known_functions import (
 from irgrad.analysis.layout import aggregate_offset, alloc_size, scalar_leaves, store_size
 from irgrad.analysis.tbaa import TBAATypes
 from irgrad.analysis.type_tree import (
+    DOUBLE,
+    FLOAT,
     INTEGER,
     POINTER,
     ConcreteType,
@@ -418,6 +421,10 @@ class _FunctionTypeAnalysis:
             return
         if is_free(name):
             return
+        hint = _HINT_TYPES.get(enzyme_hint(name) or "")
+        if hint is not None and args and args[0].type.is_pointer:
+            self.visit_type_hint(args, *hint)
+            return
         if _MEMCPY_RE.match(name) and len(args) >= 3:
             dst, src, n = args[0], args[1], args[2]
             self.set_scalar(n, INTEGER)
@@ -442,6 +449,25 @@ class _FunctionTypeAnalysis:
                 self.update(call, res.return_tree)
             for a, t in zip(args, res.arg_trees, strict=True):
                 self.update(a, t)
+
+
+    def visit_type_hint(self, args: list[Value], ct: ConcreteType, size: int) -> None:
+        """``__enzyme_double(p, bytes)`` and friends: what the memory at ``p`` holds."""
+        count = args[1] if len(args) > 1 else None
+        total = count.unsigned_value if isinstance(count, ConstantInt) else size
+        mem = TypeTree()
+        for offset in range(0, max(total, size), size):
+            mem.insert((offset,), ct)
+        self.set_scalar(args[0], POINTER)
+        self.update_pointee(args[0], mem)
+
+
+_HINT_TYPES = {
+    "__enzyme_double": (DOUBLE, 8),
+    "__enzyme_float": (FLOAT, 4),
+    "__enzyme_integer": (INTEGER, 1),
+    "__enzyme_pointer": (POINTER, 8),
+}
 
 
 def _trim(t: TypeTree) -> TypeTree:

@@ -6,6 +6,13 @@ Each call (read by :mod:`irgrad.ad.api.entry_calls`) becomes a :class:`FnConfig`
 call is replaced by a call to it, with its arguments and result adapted to the user's
 call (split mode: :mod:`irgrad.ad.api.split`). Afterwards no reference to a marker global
 or an ``__enzyme_*`` declaration remains.
+
+Nested AD: before the first derivative of a function is synthesized, the context's
+``prepare`` hook (:func:`lower_nested_calls`) lowers every ``__enzyme_*`` call in that
+function and in the functions it calls, wherever they sit (``static`` helpers, template
+instantiations, lambdas, callees several calls deep), so the synthesizers only ever see
+calls of derivatives. The calls of a module are therefore lowered innermost first,
+whatever order they come in.
 """
 
 from __future__ import annotations
@@ -13,30 +20,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from irgrad import ir
-from irgrad.ad.api.entry_calls import (
-    SPLIT_MODES,
-    UNSUPPORTED_PREFIXES,
-    call_error,
-    entry_mode,
-    enzyme_calls,
-    forward_wants_primal,
-    parse_call,
-    remove_markers,
-    replace_result,
-    return_activity,
-)
+from irgrad.ad.api.batch import lower_batch_call
+from irgrad.ad.api.entry_calls import SPLIT_MODES, ParsedCall, call_error, parse_call
+from irgrad.ad.api.hints import advance_iterations, check_hints, resolve_hints
+from irgrad.ad.api.markers import EntryKind, entry_kind, enzyme_calls, remove_markers
 from irgrad.ad.api.registrations import Registrations, read_registrations
-from irgrad.ad.api.split import lower_split_call
-from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
-from irgrad.ad.core.context import DerivativeContext
-from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.api.requests import combined_config, derivative_arguments, get_derivative
+from irgrad.ad.api.results import replace_result, return_activity
+from irgrad.ad.api.split import lower_augmentsize, lower_split_call
+from irgrad.ad.api.vector_reverse import lower_vector_reverse
+from irgrad.ad.core.config import DerivativeMode
+from irgrad.ad.core.context import ContextHooks, DerivativeContext
 from irgrad.ad.core.invoke import lower_invoke
 from irgrad.ad.forward.function import create_forward_diff
 from irgrad.ad.reverse.augmented import create_augmented_pair
 from irgrad.ad.reverse.function import create_primal_and_gradient
-from irgrad.ad.rules.emit import coerce_scalar
-from irgrad.errors import DifferentiationError
-from irgrad.ir.builder import constant_of
 
 SYNTHESIZERS = {
     DerivativeMode.FORWARD: create_forward_diff,
@@ -51,81 +49,136 @@ def new_context(module: ir.Module, registrations: Registrations | None = None
     """A derivative context for ``module`` that synthesizes every derivative mode and
     honours the module's registrations (custom derivatives, inactive functions...)."""
     reg = registrations if registrations is not None else read_registrations(module)
-    return DerivativeContext(module, SYNTHESIZERS, custom=reg.custom, known=reg.known())
+    return DerivativeContext(module, SYNTHESIZERS, ContextHooks(
+        prepare=lower_nested_calls, finish=advance_iterations),
+        custom=reg.custom, known=reg.known())
 
 
-def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) -> None:
+def _reachable_functions(fn: ir.Function, done: set[ir.Function]) -> list[ir.Function]:
+    """``fn`` and the defined functions it calls, transitively (direct calls); the search
+    stops at functions in ``done`` (prepared before, with everything they call)."""
+    seen: dict[ir.Function, None] = {}
+    work = [fn]
+    while work:
+        f = work.pop()
+        if f in seen or f.is_declaration or f in done:
+            continue
+        seen[f] = None
+        for inst in f.instructions():
+            if isinstance(inst, ir.CallBase):
+                callee = inst.called_function
+                if callee is not None and callee not in seen:
+                    work.append(callee)
+    return list(seen)
+
+
+def lower_nested_calls(ctx: DerivativeContext, fn: ir.Function) -> None:
+    """Lower the ``__enzyme_*`` calls in ``fn`` and in what it calls (once per function)."""
+    state = ctx.analyses.setdefault("api.prepared", set())
+    assert isinstance(state, set)
+    for f in _reachable_functions(fn, state):
+        if f in state:
+            continue
+        state.add(f)  # before lowering: a request for f's own derivative inside f stops here
+        for call in list(f.instructions()):
+            if not isinstance(call, ir.CallBase) or call.called_function is None:
+                continue
+            kind = entry_kind(call.called_function.name)
+            if kind is not None and call.parent is not None:
+                lower_call(ctx, call, kind)
+
+
+_NOT_SUPPORTED = {
+    EntryKind.FWDSPLIT: "__enzyme_fwdsplit (forward split mode) is not supported: irgrad's "
+    "tape holds what a reverse pass needs, not a forward sweep's inputs; use "
+    "__enzyme_fwddiff, or split reverse mode (__enzyme_augmentfwd / __enzyme_reverse)",
+    EntryKind.VIRTUALREVERSE: "__enzyme_virtualreverse is not supported yet",
+    **{k: f"{k.prefix}: floating-point truncation and error estimation are not supported"
+       for k in (EntryKind.TRUNCATE, EntryKind.EXPAND, EntryKind.ERROR_ESTIMATE)},
+    **{k: f"{k.prefix}: probabilistic programming is not supported"
+       for k in (EntryKind.TRACE, EntryKind.CONDITION, EntryKind.SAMPLE, EntryKind.OBSERVE)},
+    EntryKind.TODENSE: "__enzyme_todense (sparse shadows) is not supported",
+}
+
+
+def lower_call(ctx: DerivativeContext, call: ir.CallBase,
+               kind: EntryKind | DerivativeMode) -> None:
     """Replace one ``__enzyme_*`` call by a call to the synthesized derivative."""
-    entry = call.called_function.name if call.called_function is not None else "__enzyme"
-    if entry.startswith(UNSUPPORTED_PREFIXES):
-        raise call_error(call, f"{entry}: this split mode is not supported yet")
+    if isinstance(kind, DerivativeMode):  # the mode only (older callers)
+        callee = call.called_function
+        found = entry_kind(callee.name) if callee is not None else None
+        if found is None:
+            raise call_error(call, "not a call of an __enzyme_* entry point")
+        kind = found
+    entry = kind.prefix
+    if kind in _NOT_SUPPORTED:
+        raise call_error(call, _NOT_SUPPORTED[kind])
     if isinstance(call, ir.InvokeInst):  # C++: a call + branch, as Enzyme does
         call = lower_invoke(call)
     if not isinstance(call, ir.CallInst):
         raise call_error(call, f"{entry} must be called with 'call' (not {call.opcode})")
-    parsed = parse_call(call, mode, ctx.module, ctx.custom.has)
+    if kind is EntryKind.AUGMENTSIZE:
+        lower_augmentsize(ctx, call)
+        return
+    if kind is EntryKind.BATCH:
+        lower_batch_call(ctx, call)
+        return
+    mode = kind.mode
+    parsed = parse_call(call, mode, ctx.module, kind, ctx.custom.has)
     if mode in SPLIT_MODES:
         lower_split_call(ctx, call, parsed, entry)
         return
-    ret_activity = return_activity(parsed, call)
-    return_primal = mode is DerivativeMode.FORWARD and forward_wants_primal(parsed, call)
-    if return_primal and ret_activity is DiffeType.CONST:
-        ret_activity = DiffeType.DUP
-    config = FnConfig(
-        function=parsed.function,
-        mode=mode,
-        arg_types=tuple(parsed.activities),
-        return_type=ret_activity,
-        width=parsed.width,
-        return_primal=return_primal,
-    )
-    try:
-        derivative = ctx.get_or_create(config)
-    except DifferentiationError as exc:
-        if exc.location is None:
-            exc.location = source_location_of(call)
-        raise
+    _check_combined(call, parsed)
+    if parsed.width > 1 and mode is DerivativeMode.REVERSE_COMBINED:
+        lower_vector_reverse(ctx, call, parsed, return_activity(parsed, call))
+        return
+    config = combined_config(parsed, call)
+    derivative = get_derivative(ctx, call, config)
     b = ir.IRBuilder(position=call)
     b.debug_loc = call.debug_loc
-    params = derivative.function_type.params
-    values: list[ir.Value] = []
-    for primal, shadows in zip(parsed.primals, parsed.shadows, strict=True):
-        for v in (primal, *shadows):
-            values.append(coerce_scalar(b, v, params[len(values)]))
-    if mode is not DerivativeMode.FORWARD and ret_activity is DiffeType.OUT:
-        ret_type = parsed.function.return_type
-        values.append(constant_of(ret_type, 1.0))
-    if len(values) != len(params):
-        raise DifferentiationError(
-            f"internal: {derivative.name} takes {len(params)} arguments, lowering built "
-            f"{len(values)}", source_location_of(call)
-        )
+    values = derivative_arguments(b, parsed, derivative, config, 0)
     new_call = b.call(derivative, values)
     result: ir.Value | None = None if new_call.type.is_void else new_call
     replace_result(b, call, parsed, result, entry)
     call.erase_from_parent()
 
 
+def _check_combined(call: ir.CallInst, parsed: ParsedCall) -> None:
+    for name, given in (("enzyme_tape", parsed.tape is not None),
+                        ("enzyme_allocated", parsed.allocated is not None)):
+        if given:
+            raise call_error(call, f"{name} is only valid in split mode (__enzyme_augmentfwd "
+                             "/ __enzyme_reverse)")
+    if parsed.nofree:
+        raise call_error(call, f"enzyme_nofree is only valid in split mode ({parsed.entry} "
+                         "frees what it allocates when it returns)")
+    if parsed.not_overwritten and parsed.mode is DerivativeMode.FORWARD:
+        raise call_error(call, "enzyme_not_overwritten is a promise for split reverse mode; "
+                         f"{parsed.entry} does not keep a tape")
+
+
 def lower_enzyme_calls(module: ir.Module) -> ir.Module:
-    """Replace every ``__enzyme_autodiff*``/``__enzyme_fwddiff*`` call in ``module`` by a
-    call to its synthesized derivative; remove the markers and entry declarations."""
+    """Replace every ``__enzyme_*`` call in ``module`` by what it asks for; remove the
+    markers, the entry point declarations and Enzyme's hints."""
     registrations = read_registrations(module)  # checked even when nothing is differentiated
-    calls = enzyme_calls(module)
-    if not calls:
-        return module
+    check_hints(module)
     ctx = new_context(module, registrations)
-    for call, mode in calls:
-        lower_call(ctx, call, mode)
+    for call, kind in enzyme_calls(module):
+        if call.parent is not None:  # not lowered already as a nested call
+            lower_call(ctx, call, kind)
     remove_markers(module)
+    resolve_hints(module)
     return module
 
 
 def lower_calls_in_order(module: ir.Module, calls: Sequence[ir.CallBase]) -> None:
     """Lower the given calls (tests use it to lower one call at a time)."""
+    check_hints(module)
     ctx = new_context(module)
     for call in calls:
         fn = call.called_function
-        mode = entry_mode(fn.name) if fn is not None else None
-        if mode is not None:
-            lower_call(ctx, call, mode)
+        kind = entry_kind(fn.name) if fn is not None else None
+        if kind is not None and call.parent is not None:
+            lower_call(ctx, call, kind)
     remove_markers(module)
+    resolve_hints(module)

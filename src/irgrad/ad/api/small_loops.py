@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from irgrad import ir
-from irgrad.ad.api.entry_calls import enzyme_calls, strip_casts
+from irgrad.ad.api.markers import enzyme_calls, strip_casts
 from irgrad.analysis.loops import Loop, LoopInfo
 from irgrad.ir.dominators import DominatorTree
 

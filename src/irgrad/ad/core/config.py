@@ -10,6 +10,11 @@ if TYPE_CHECKING:
     from irgrad.ir import Function
 
 
+# keys of FnConfig.extra
+TAPE_IN_BUFFER_KEY = "tape_in_buffer"  # split mode: the tape is written to a caller buffer
+NOT_OVERWRITTEN_KEY = "not_overwritten"  # split mode: argument indices whose memory is kept
+
+
 class DerivativeMode(Enum):
     """Which derivative function to synthesize."""
 

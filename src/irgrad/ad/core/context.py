@@ -15,12 +15,17 @@ registrations): a function with a custom derivative is never differentiated from
 body -- its derivatives are wrappers of the user's functions
 (:mod:`irgrad.ad.core.custom_wrappers`) -- and the module's entries of the table of known
 functions (:class:`ModuleFunctions`) are in effect while anything is synthesized.
+
+Two hooks come from the API layer (:class:`ContextHooks`): ``prepare(ctx, fn)`` runs
+before the first derivative of ``fn`` is synthesized (it lowers the ``__enzyme_*`` calls
+inside ``fn`` and the functions it calls, so nested AD sees derivatives, not requests),
+and ``finish(ctx, fn)`` runs once on each synthesized function when its body is complete.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from irgrad.ad.core.config import DerivativeMode, FnConfig
@@ -39,19 +44,33 @@ if TYPE_CHECKING:
     from irgrad.ir import Function, Module
 
 Synthesizer = Callable[["DerivativeContext", FnConfig], "Function"]
+Hook = Callable[["DerivativeContext", "Function"], None]
+
+
+@dataclass(frozen=True)
+class ContextHooks:
+    """What the API layer does around a synthesis (see the module docstring)."""
+
+    prepare: Hook | None = None
+    finish: Hook | None = None
 
 
 class DerivativeContext:
     """Per-module state of the AD engine: the module and the derivative cache."""
 
     def __init__(self, module: Module,
-                 synthesizers: Mapping[DerivativeMode, Synthesizer], *,
+                 synthesizers: Mapping[DerivativeMode, Synthesizer],
+                 hooks: ContextHooks | None = None, *,
                  custom: CustomDerivatives | None = None,
                  known: ModuleFunctions = NO_MODULE_FUNCTIONS) -> None:
         self.module = module
         self.synthesizers = dict(synthesizers)
+        self.hooks = hooks or ContextHooks()
         self.custom = custom if custom is not None else CustomDerivatives()
         self.known = known
+        self.created: list[Function] = []  # every registered derivative, in order
+        self.configs: dict[Function, FnConfig] = {}  # derivative -> what it computes
+        self._finished: set[Function] = set()
         self.cache: dict[FnConfig, Function] = {}
         self.in_progress: set[FnConfig] = set()
         self.originals: dict[Function, Function] = {}  # nounwind copy -> user's function
@@ -61,9 +80,12 @@ class DerivativeContext:
     def register(self, config: FnConfig, fn: Function) -> None:
         """Record ``fn`` as the derivative for ``config`` before its body exists."""
         self.cache[config] = fn
+        self.created.append(fn)
+        self.configs[fn] = config
         orig = self.originals.get(config.function)
         if orig is not None:
             self.cache[replace(config, function=orig)] = fn
+            self.configs[fn] = replace(config, function=orig)
 
     def get_or_create(self, config: FnConfig) -> Function:
         """The derivative function for ``config``, synthesizing it on first request."""
@@ -84,6 +106,12 @@ class DerivativeContext:
                 f"cannot differentiate {config.function.name}: it has no definition in this "
                 "module (only a declaration)"
             )
+        if self.hooks.prepare is not None:
+            self.hooks.prepare(self, config.function)
+            cached = self.cache.get(config)  # a nested request may have made it meanwhile
+            if cached is not None:
+                return cached
+        first_new = len(self.created)
         self.in_progress.add(config)
         copy = None
         if has_invokes(config.function):
@@ -102,7 +130,17 @@ class DerivativeContext:
             if copy is not None:
                 self._release(copy)
         self.cache[config] = fn
+        self._finish(first_new)
         return fn
+
+    def _finish(self, first_new: int) -> None:
+        """Run the finish hook on the derivatives this synthesis created (bodies done)."""
+        if self.hooks.finish is None:
+            return
+        for fn in self.created[first_new:]:
+            if fn not in self._finished and fn.parent is not None:
+                self._finished.add(fn)
+                self.hooks.finish(self, fn)
 
     def _release(self, copy: Function) -> None:
         """Drop a nounwind copy once its derivatives exist (keep it, renamed, if the

@@ -12,7 +12,8 @@ _SHADOWED = (DiffeType.DUP, DiffeType.DUP_NONEED)
 def reverse_signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | None]]:
     """``diffe_<f>``: the arguments, each DUP one followed by its shadow, then
     ``differeturn`` when the result is OUT; returns a struct of the OUT arguments'
-    derivatives (void when there are none). Also the parameter names."""
+    derivatives (void when there are none), led by ``f(x)`` with ``return_primal``
+    (Enzyme's ``enzyme_primal_return``). Also the parameter names."""
     fn = config.function
     params: list[ir.Type] = []
     names: list[str | None] = []
@@ -27,6 +28,8 @@ def reverse_signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | Non
         names.append("differeturn")
     outs = [a.type for a, dt in zip(fn.args, config.arg_types, strict=True)
             if dt is DiffeType.OUT]
+    if config.return_primal and not fn.return_type.is_void:
+        outs.insert(0, fn.return_type)  # enzyme_primal_return: {f(x), df/dx...}
     ret: ir.Type = ir.StructType(outs) if outs else ir.void
     return ir.FunctionType(ret, params), names
 

@@ -18,6 +18,7 @@ from irgrad.ad.core.diagnostics import located_at, mixed_activity_store_message
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.tangents import tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.analysis.activity import has_float
 from irgrad.analysis.known_functions import (
     FREE_FUNCTIONS,
     Allocator,
@@ -158,9 +159,12 @@ def visit_return(fp: ForwardPass, inst: ir.ReturnInst) -> None:
     config = fp.config
     ret_ty = fp.fn.return_type
     v = inst.value
-    if ret_ty.is_void:
-        return
     b = fp.b
+    if ret_ty.is_void:
+        if v is not None:  # f returns a value nobody asked for (`__enzyme_fwddiff<void>`)
+            b.insert(ir.ReturnInst())
+            inst.erase_from_parent()
+        return
     orig_ret = config.function.return_type
     tangent_val: ir.Value | None = None
     if config.return_type is not DiffeType.CONST:
@@ -272,6 +276,10 @@ def _set_struct_tangent(
         ]
 
 
+def _lane(t: object, k: int) -> object:
+    return t[k] if isinstance(t, list) else t
+
+
 def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
     """malloc/calloc/new/realloc: a shadow allocation of the same size, zeroed."""
     assert isinstance(call, ir.CallInst)
@@ -285,11 +293,14 @@ def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
             lanes = base if isinstance(base, list) else [base]
             src = lanes[len(shadows)] if base is not None else ir.ConstantPointerNull(ir.ptr)
             sh = _realloc_shadow(fp, call, src)  # type: ignore[arg-type]
-        else:
-            sh = _copy(fp, call, {})
+        else:  # a stack allocator's shadow frame comes out of the shadow state
+            states = {call.args[k]: _lane(fp.tangent(call.args[k]), len(shadows))
+                      for k in alloc.state_args}
+            sh = _copy(fp, call, states)  # type: ignore[arg-type]
         if not alloc.zeroed and alloc.reallocates is None:
             size = allocation_bytes(fp.b, alloc, call.args)
-            if alloc.free_function is None and fp.ctx.module.get_function("realloc"):
+            if alloc.free_function is None and not alloc.state_args and \
+                    fp.ctx.module.get_function("realloc") is not None:
                 # a later realloc copies the whole usable block: zero all of it (not for
                 # an allocator of the program's own, whose blocks realloc never sees)
                 size = fp.b.call(_usable_size(fp), [sh], name="'malloc.usable")
@@ -414,7 +425,9 @@ def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Val
         else:
             acts.append(DiffeType.CONST)
     ret = callee.return_type
-    ret_act = DiffeType.DUP if (ret.is_fp_or_fp_vector or ret.is_pointer) else DiffeType.CONST
+    # aggregates with floats too: a reverse derivative's `{ double, ... }` of adjoints
+    carries = ret.is_pointer or has_float(ret)
+    ret_act = DiffeType.DUP if carries else DiffeType.CONST
     return FnConfig(
         function=callee,
         mode=DerivativeMode.FORWARD,

@@ -20,6 +20,15 @@ augmented primal, whose returns store the tape; its reverse blocks go to the rev
 whose new entry block loads the tape. Adjoint slots and loop counters (allocas only the
 reverse pass uses) are recreated in the reverse. Both functions are registered in the
 :class:`DerivativeContext` before the body exists, so recursive calls find them.
+
+Two variants serve Enzyme's caller-provided tapes:
+
+* ``extra`` :data:`~irgrad.ad.core.config.TAPE_IN_BUFFER_KEY` (``enzyme_allocated, N``):
+  the augmented primal takes one more parameter, the caller's buffer, and writes the tape
+  struct there instead of into a ``malloc``; the reverse reads it there and does not free
+  it. :func:`tape_bytes` gives the struct's size (``__enzyme_augmentsize``).
+* :func:`nofree_reverse` (``enzyme_nofree``): a copy of a reverse that frees nothing (the
+  tape, the memory it keeps, the callees' tapes), so it can run again on the same tape.
 """
 
 from __future__ import annotations
@@ -28,12 +37,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.config import TAPE_IN_BUFFER_KEY, DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.signatures import augmented_return_type
 from irgrad.ad.reverse.function import _signature, _synthesize
+from irgrad.analysis.known_functions import callee_name, is_free
 from irgrad.analysis.layout import alloc_size
 from irgrad.ir.builder import IRBuilder
+from irgrad.ir.clone import clone_function
 
 if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
@@ -50,9 +61,13 @@ def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Functi
     wft, names = _signature(aug_cfg)
     has_dret = config.return_type is DiffeType.OUT and not orig.return_type.is_void
     n_fwd = len(wft.params) - (1 if has_dret else 0)
+    buffer = dict(config.extra).get(TAPE_IN_BUFFER_KEY, False)
+    aug_params, aug_names = wft.params[:n_fwd], names[:n_fwd]
+    if buffer:
+        aug_params, aug_names = [*aug_params, ir.ptr], [*aug_names, "tape.buffer"]
     aug = ir.Function(module.unique_name("augmented_" + orig.name),
-                      ir.FunctionType(augmented_return_type(orig), wft.params[:n_fwd]),
-                      "internal", names[:n_fwd])
+                      ir.FunctionType(augmented_return_type(orig), aug_params),
+                      "internal", aug_names)
     rev = ir.Function(module.unique_name("reverse_" + orig.name),
                       ir.FunctionType(wft.return_type, [*wft.params, ir.ptr]),
                       "internal", [*names, "tape"])
@@ -63,7 +78,8 @@ def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Functi
     ctx.register(rev_cfg, rev)
     try:
         gu = _synthesize(ctx, aug_cfg, work)
-        _split(gu, work, aug, rev, n_fwd)
+        size = _split(gu, work, aug, rev, n_fwd, buffer)
+        ctx.analyses[(TAPE_BYTES, aug)] = size
     except BaseException:
         for f in (aug, rev):
             if f.parent is not None:
@@ -79,7 +95,9 @@ def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Functi
 
 # -- cutting the combined function in two ------------------------------------------------
 def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Function,
-           n_fwd: int) -> None:
+           n_fwd: int, buffer: bool) -> int:
+    """Move the forward blocks to ``aug`` and the reverse blocks to ``rev``; the tape's
+    size in bytes (0: no tape)."""
     rev_set = set(gu.rev_blocks)
     fwd_blocks = [b for b in work.blocks if b not in rev_set]
     rev_blocks = [b for b in work.blocks if b in rev_set]
@@ -109,9 +127,10 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
         bld = IRBuilder(fb)
         tape: ir.Value = ir.ConstantPointerNull(ir.ptr)
         if fields:
-            tape = bld.call(_libc(gu, "malloc", ir.ptr, [ir.i64]),
-                            [ir.ConstantInt(ir.i64, max(1, alloc_size(tape_type)))],
-                            name=gu.fresh("tape.out"))
+            tape = aug.args[-1] if buffer else bld.call(
+                _libc(gu, "malloc", ir.ptr, [ir.i64]),
+                [ir.ConstantInt(ir.i64, max(1, alloc_size(tape_type)))],
+                name=gu.fresh("tape.out"))
             for i, v in enumerate(needed):
                 bld.store(v, bld.struct_gep(tape_type, tape, i))
             i = len(needed)
@@ -127,7 +146,7 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
         else:
             agg = bld.insert_value(ir.UndefValue(aug.return_type), tape, [0])
             bld.ret(bld.insert_value(agg, result, [1]))
-    _remap(aug, dict(zip(work.args[:n_fwd], aug.args, strict=True)))
+    _remap(aug, dict(zip(work.args[:n_fwd], aug.args[:n_fwd], strict=True)))
     # -- the reverse: a new entry loads the tape, then the reverse blocks --------------
     entry = rev.append_basic_block("tape.in")
     for b in rev_blocks:
@@ -171,8 +190,49 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
             fb = IRBuilder(position=term)
             for h in heap:
                 fb.call(free, [vmap[h]])
-            if fields:
+            if fields and not buffer:
                 fb.call(free, [tape_arg])
+    return alloc_size(tape_type) if fields else 0
+
+
+TAPE_BYTES = "augmented.tape_bytes"
+NOFREE = "augmented.nofree"
+
+
+def tape_bytes(ctx: DerivativeContext, aug: ir.Function) -> int:
+    """The size of the tape struct ``aug`` writes (a buffer variant's caller allocates it)."""
+    size = ctx.analyses.get((TAPE_BYTES, aug))
+    assert isinstance(size, int), f"{aug.name} is not an augmented primal of this context"
+    return size
+
+
+def nofree_reverse(ctx: DerivativeContext, rev: ir.Function) -> ir.Function:
+    """A copy of reverse ``rev`` that frees nothing (``enzyme_nofree``): not its tape, not
+    the memory the tape keeps alive, not the tapes of the callees it reverses (their
+    reverses are nofree copies too), so the same tape can be reversed again."""
+    made = ctx.analyses.get((NOFREE, rev))
+    if isinstance(made, ir.Function):
+        return made
+    copy, _ = clone_function(rev, ctx.module.unique_name(rev.name + ".nofree"),
+                             module=ctx.module)
+    ctx.analyses[(NOFREE, rev)] = copy
+    for inst in list(copy.instructions()):
+        if not isinstance(inst, ir.CallBase):
+            continue
+        name = callee_name(inst) or ""
+        callee = inst.called_function
+        if is_free(name) or name.startswith("__irgrad_tape_release"):
+            inst.erase_from_parent()
+        elif callee is not None and callee is not rev and _is_reverse(ctx, callee):
+            inst.callee = nofree_reverse(ctx, callee)
+        elif callee is rev:  # recursion
+            inst.callee = copy
+    return copy
+
+
+def _is_reverse(ctx: DerivativeContext, fn: ir.Function) -> bool:
+    config = ctx.configs.get(fn)
+    return config is not None and config.mode is DerivativeMode.REVERSE_GRADIENT
 
 
 def _primal_result(gu: GradientUtils, orig_bb: ir.BasicBlock) -> ir.Value | None:

@@ -15,11 +15,21 @@ A call to a defined function ``g`` is differentiated either
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import DerivativeMode
-from irgrad.analysis.known_functions import callee_name, is_ignored_intrinsic, is_math_function
+from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.analysis.activity import local_writes
+from irgrad.analysis.known_functions import (
+    allocator,
+    callee_name,
+    enzyme_hint,
+    is_free,
+    is_fresh_allocation,
+    is_ignored_intrinsic,
+    is_math_function,
+)
 from irgrad.analysis.underlying_objects import underlying_object
 
 if TYPE_CHECKING:
@@ -37,13 +47,34 @@ class Effects:
 
 
 def _is_local(fn: ir.Function, pointer: ir.Value) -> bool:
+    """Memory of ``fn``'s own: a stack allocation, or a heap allocation it makes that
+    does not escape (scratch memory, the frames of a tape)."""
     base = underlying_object(pointer)
-    return isinstance(base, ir.AllocaInst) and base.function is fn
+    if isinstance(base, ir.AllocaInst):
+        return base.function is fn
+    return (isinstance(base, ir.CallInst) and base.function is fn
+            and is_fresh_allocation(callee_name(base)) and local_writes(base) is not None)
 
 
-def function_effects(fn: ir.Function, seen: set[ir.Function] | None = None) -> Effects:
-    """The effects of ``fn`` and (transitively) of the defined functions it calls."""
+def function_effects(fn: ir.Function, seen: set[ir.Function] | None = None,
+                     derivatives: Mapping[ir.Function, FnConfig] | None = None) -> Effects:
+    """The effects of ``fn`` and (transitively) of the defined functions it calls.
+
+    ``derivatives``: the synthesized derivatives and what they are (the context's
+    :attr:`~irgrad.ad.core.context.DerivativeContext.configs`). A combined or forward
+    derivative has its function's effects plus writes into the shadows it is given; its
+    own tape and adjoint slots are private to each call.
+    """
     seen = set() if seen is None else seen
+    derivatives = derivatives or {}
+    config = derivatives.get(fn)
+    if config is not None and config.mode in (DerivativeMode.REVERSE_COMBINED,
+                                              DerivativeMode.FORWARD):
+        out = function_effects(config.function, seen, derivatives)
+        if any(t in (DiffeType.DUP, DiffeType.DUP_NONEED) and a.type.is_pointer
+               for t, a in zip(config.arg_types, config.function.args, strict=True)):
+            out.writes = True
+        return out
     seen.add(fn)
     out = Effects()
     for inst in fn.instructions():
@@ -58,20 +89,21 @@ def function_effects(fn: ir.Function, seen: set[ir.Function] | None = None) -> E
         elif isinstance(inst, ir.AtomicRMWInst | ir.AtomicCmpXchgInst | ir.FenceInst):
             out.writes = True
         elif isinstance(inst, ir.CallBase):
-            _call_effects(fn, inst, seen, out)
+            _call_effects(fn, inst, seen, out, derivatives)
         if out.writes and out.reads:
             break
     return out
 
 
 def _call_effects(fn: ir.Function, call: ir.CallBase, seen: set[ir.Function],
-                  out: Effects) -> None:
+                  out: Effects,
+                  derivatives: Mapping[ir.Function, FnConfig] | None = None) -> None:
     name = callee_name(call)
     callee = call.called_function
     if name is None or callee is None:
         out.writes = True
         return
-    if is_ignored_intrinsic(name):
+    if is_ignored_intrinsic(name) or enzyme_hint(name) is not None:
         return
     if name.startswith(_MEMORY_INTRINSICS):
         dst_local = _is_local(fn, call.args[0])
@@ -81,6 +113,13 @@ def _call_effects(fn: ir.Function, call: ir.CallBase, seen: set[ir.Function],
         return
     if name.startswith("llvm."):
         return  # arithmetic intrinsics (fmuladd, sin, ...)
+    alloc = allocator(name)
+    if (alloc is not None and alloc.reallocates is None) or is_free(name):
+        # fresh memory, or its release; a stack allocator also updates its state
+        touched = [call.args[k] for k in alloc.state_args] if alloc is not None else (
+            call.args[:1])
+        out.writes |= not all(_is_local(fn, p) for p in touched)
+        return
     if callee.is_declaration:
         if is_math_function(name):
             return  # libm (errno aside, no effect on user data)
@@ -88,12 +127,13 @@ def _call_effects(fn: ir.Function, call: ir.CallBase, seen: set[ir.Function],
         return
     if callee in seen:
         return
-    inner = function_effects(callee, seen)
+    inner = function_effects(callee, seen, derivatives)
     out.writes |= inner.writes
     out.reads |= inner.reads
 
 
-def _writes(fn: ir.Function, inst: ir.Instruction) -> bool:
+def _writes(fn: ir.Function, inst: ir.Instruction,
+            derivatives: Mapping[ir.Function, FnConfig] | None = None) -> bool:
     """May ``inst`` (in ``fn``) write memory, its own stack frame included?"""
     if isinstance(inst, ir.StoreInst | ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
         return True
@@ -102,18 +142,19 @@ def _writes(fn: ir.Function, inst: ir.Instruction) -> bool:
     if not isinstance(inst, ir.CallBase):
         return False
     eff = Effects()
-    _call_effects(fn, inst, set(), eff)
+    _call_effects(fn, inst, set(), eff, derivatives)
     name = callee_name(inst) or ""
     return eff.writes or name.startswith(_MEMORY_INTRINSICS)
 
 
-def writes_after(fn: ir.Function, call: ir.Instruction) -> bool:
+def writes_after(fn: ir.Function, call: ir.Instruction,
+                 derivatives: Mapping[ir.Function, FnConfig] | None = None) -> bool:
     """May anything that can run after ``call`` in ``fn`` (later loop iterations too)
     write memory?"""
     bb = call.parent
     assert bb is not None
     insts = bb.instructions
-    if any(_writes(fn, i) for i in insts[insts.index(call) + 1:]):
+    if any(_writes(fn, i, derivatives) for i in insts[insts.index(call) + 1:]):
         return True
     seen: set[ir.BasicBlock] = set()
     work = list(bb.successors())
@@ -122,7 +163,7 @@ def writes_after(fn: ir.Function, call: ir.Instruction) -> bool:
         if b in seen:
             continue
         seen.add(b)
-        if any(_writes(fn, i) for i in b.instructions):
+        if any(_writes(fn, i, derivatives) for i in b.instructions):
             return True
         work.extend(b.successors())
     return False
@@ -130,7 +171,8 @@ def writes_after(fn: ir.Function, call: ir.Instruction) -> bool:
 
 def cheap_call_is_exact(gu: GradientUtils, call: ir.Instruction, callee: ir.Function) -> bool:
     """May ``callee`` be differentiated by re-running it in the caller's reverse pass?"""
-    eff = function_effects(callee)
+    derivatives = gu.ctx.configs
+    eff = function_effects(callee, derivatives=derivatives)
     if eff.writes:
         return False
     if not eff.reads:
@@ -139,5 +181,5 @@ def cheap_call_is_exact(gu: GradientUtils, call: ir.Instruction, callee: ir.Func
     # pass runs, i.e. the caller is a combined derivative (its reverse follows its forward
     # directly; its reverse pass writes only shadows and adjoints) and nothing that can
     # run after the call writes memory
-    return gu.config.mode is DerivativeMode.REVERSE_COMBINED and not writes_after(gu.orig,
-                                                                                   call)
+    return gu.config.mode is DerivativeMode.REVERSE_COMBINED and not writes_after(
+        gu.orig, call, derivatives)

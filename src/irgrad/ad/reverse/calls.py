@@ -187,8 +187,6 @@ def augment_calls(gu: GradientUtils) -> None:
                 gu.vmap[inst] = primal
                 gu.orig_of_new[primal] = inst
             gu.orig_of_new.pop(fwd, None)
-            if gu.entry_marker is fwd:
-                gu.entry_marker = res  # type: ignore[assignment]
             fwd.erase_from_parent()
             tapes[inst] = tape
 

@@ -47,6 +47,8 @@ from irgrad.ir.dominators import DominatorTree
 if TYPE_CHECKING:
     pass
 
+ENTRY_MARKER = "llvm.donothing"
+
 
 _signature = reverse_signature  # see irgrad.ad.core.signatures
 
@@ -94,6 +96,12 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
     _drop_lifetime_markers(gu.new)
     if gu.tape is not None:
         gu.tape.finalize()
+    marker = gu.entry_marker
+    assert isinstance(marker, ir.CallInst)
+    callee = marker.called_function
+    marker.erase_from_parent()
+    if callee is not None and not callee.uses:  # no other synthesis in progress uses it
+        gu.module.remove_function(callee)
     return gu  # split mode (augmented.py) cuts the finished function in two
 
 
@@ -130,7 +138,12 @@ def _clone_body(gu: GradientUtils) -> None:
             m = gu.vmap.get(op)
             if m is not None:
                 c.set_operand(i, m)
-    gu.entry_marker = new.blocks[0].instructions[0]
+    # A marker no handler erases (the first cloned instruction may be: a `ret` becomes a
+    # branch into the reverse pass, a free is dropped): allocas and slot initializations
+    # go before it, in order. Removed when the derivative is complete.
+    marker = IRBuilder(position=new.blocks[0].instructions[0]).call(
+        gu.module.get_or_insert_function(ENTRY_MARKER, ir.FunctionType(ir.void, [])), [])
+    gu.entry_marker = marker
 
 
 def _forward_shadows(gu: GradientUtils) -> None:
@@ -199,9 +212,15 @@ def _reverse_pass(gu: GradientUtils, differeturn: ir.Value | None) -> None:
     final = gu.new.append_basic_block(gu.fresh("rev.return"))
     gu.rev_blocks.add(final)
     # every ret of the forward pass continues with its block's reverse region
+    primal_slot = None
+    if gu.config.return_primal and not gu.orig.return_type.is_void:
+        primal_slot = gu.entry_builder().alloca(gu.orig.return_type, name=gu.fresh("primal"))
+        gu.primal_result_slot = primal_slot  # type: ignore[attr-defined]
     for bb in gu.returns:
         fwd_ret = gu.forward_block(bb).terminator
         assert fwd_ret is not None
+        if primal_slot is not None and fwd_ret.operands:
+            IRBuilder(position=fwd_ret).store(fwd_ret.operands[0], primal_slot)
         fwd_ret.erase_from_parent()
         IRBuilder(gu.forward_block(bb)).br(gu.rev_head[bb])
     gu.loops.setup(live)
@@ -314,6 +333,10 @@ def _emit_return(gu: GradientUtils, final: ir.BasicBlock) -> None:
         return
     agg: ir.Value = ir.UndefValue(rt)
     k = 0
+    slot = getattr(gu, "primal_result_slot", None)
+    if slot is not None:
+        agg = b.insert_value(agg, b.load(gu.orig.return_type, slot), [0])
+        k = 1
     for arg, dt in zip(gu.orig.args, gu.config.arg_types, strict=True):
         if dt is DiffeType.OUT:
             if gu.is_varied(arg):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irgrad import ir
-from irgrad.ad.core.config import DerivativeMode, FnConfig
+from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import source_location_of
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero
@@ -20,6 +20,7 @@ from irgrad.ad.reverse.sunk_stores import sinkable_stores
 from irgrad.ad.reverse.tape import LookupPlanner, Tape
 from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, has_float
 from irgrad.analysis.memory_writes import MemoryWrites
+from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_with_operands
@@ -183,12 +184,18 @@ class GradientUtils:
         return orig_bb not in self.in_cycle and orig_bb in self.dominates_exit
 
     def load_is_stable(self, load: ir.LoadInst) -> bool:
-        if self.config.mode is not DerivativeMode.REVERSE_COMBINED:
-            return False  # split mode: memory may change between augmented and reverse
         primal = self.shadow_primal.get(load, load)
         orig = self.orig_of_new.get(primal)
         if not isinstance(orig, ir.LoadInst):
             return False
+        if self.config.mode is not DerivativeMode.REVERSE_COMBINED:
+            # split mode: memory may change between augmented and reverse, except what
+            # the caller promised (enzyme_not_overwritten) and the function leaves alone
+            kept = dict(self.config.extra).get(NOT_OVERWRITTEN_KEY, ())
+            base = underlying_object(orig.pointer)
+            if not (isinstance(base, ir.Argument) and base.parent is self.orig
+                    and base.index in kept):  # type: ignore[operator]
+                return False
         return not self.memory_writes.may_be_overwritten(orig.pointer, after=orig)
 
     def lookup(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:

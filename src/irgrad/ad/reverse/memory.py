@@ -23,6 +23,7 @@ from irgrad.analysis.known_functions import (
     callee_name,
     freed_pointer,
     is_inactive_global,
+    is_state_release,
 )
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.underlying_objects import underlying_object, underlying_objects
@@ -96,7 +97,8 @@ def _shadow_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder,
                        name: str) -> ir.Value:
     alloc = allocator(callee_name(call))
     assert alloc is not None
-    args = [gu.primal(a) for a in call.args]
+    args = [gu.invert_pointer(a, call) if k in alloc.state_args else gu.primal(a)
+            for k, a in enumerate(call.args)]
     if alloc.reallocates is not None:  # a fresh zeroed shadow; the old one keeps its adjoints
         calloc = gu.libc("calloc", ir.FunctionType(ir.ptr, [_I64, _I64]))
         size = allocation_bytes(b, alloc, args)
@@ -151,6 +153,13 @@ def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
     freed = freed_pointer(call)
     if freed is None:
         return False
+    if is_state_release(callee_name(call)) and gu.is_shadowed(call.args[0]):
+        # a stack allocator's release (irgrad's own tape, differentiated again): its frames
+        # and their shadows live until the end of the reverse pass
+        state, shadow = gu.primal(call.args[0]), gu.invert_pointer(call.args[0], call)
+        fn = call.callee
+        gu.deferred_frees.append(lambda b: (b.call(fn, [state]), b.call(fn, [shadow])))
+        return True
     base = underlying_object(freed)
     if isinstance(base, ir.CallInst) and base in gu.activity.shadowed and base.parent:
         gu.freed_allocations.add(base)
