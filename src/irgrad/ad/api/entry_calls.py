@@ -23,10 +23,8 @@ REVERSE_PREFIX = "__enzyme_autodiff"
 FORWARD_PREFIX = "__enzyme_fwddiff"
 AUGMENTED_PREFIX = "__enzyme_augmentfwd"
 SPLIT_REVERSE_PREFIX = "__enzyme_reverse"
-UNSUPPORTED_PREFIXES = (
-    "__enzyme_fwdsplit",
-    "__enzyme_virtualreverse",
-)
+UNSUPPORTED_PREFIXES = ("__enzyme_fwdsplit",)
+VIRTUAL_REVERSE_PREFIX = "__enzyme_virtualreverse"  # the shadow of a function (a table)
 
 ACTIVITY_MARKERS = {
     "enzyme_dup": DiffeType.DUP,
@@ -59,11 +57,19 @@ def marker_name(value: ir.Value) -> str | None:
     return None
 
 
+def entry_name(name: str) -> str:
+    """``name`` without C++ mangling (``_Z17__enzyme_autodiffPvz`` -> ``__enzyme_autodiff``)."""
+    if name.startswith("_Z"):  # C++ declares `double __enzyme_autodiff(void*, ...);`
+        m = re.match(r"_Z(\d+)", name)
+        return name[m.end() : m.end() + int(m.group(1))] if m else name
+    return name
+
+
 def entry_mode(name: str) -> DerivativeMode | None:
     """The derivative mode an ``__enzyme_*`` entry point asks for (None: not an entry)."""
-    if name.startswith("_Z"):  # C++ declares `double __enzyme_autodiff(void*, ...);`
-        m = re.match(r"_Z(\d+)", name)  # _Z17__enzyme_autodiffPvz
-        name = name[m.end() : m.end() + int(m.group(1))] if m else name
+    name = entry_name(name)
+    if name.startswith(VIRTUAL_REVERSE_PREFIX):
+        return DerivativeMode.REVERSE_PRIMAL  # its shadow holds the split pair
     if name.startswith(REVERSE_PREFIX):
         return DerivativeMode.REVERSE_COMBINED
     if name.startswith(FORWARD_PREFIX):

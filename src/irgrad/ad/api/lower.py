@@ -16,8 +16,10 @@ from irgrad import ir
 from irgrad.ad.api.entry_calls import (
     SPLIT_MODES,
     UNSUPPORTED_PREFIXES,
+    VIRTUAL_REVERSE_PREFIX,
     call_error,
     entry_mode,
+    entry_name,
     enzyme_calls,
     forward_wants_primal,
     parse_call,
@@ -25,7 +27,8 @@ from irgrad.ad.api.entry_calls import (
     replace_result,
     return_activity,
 )
-from irgrad.ad.api.split import lower_split_call
+from irgrad.ad.api.split import lower_split_call, runtime_activity_extra
+from irgrad.ad.api.virtual import lower_virtual_reverse
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import source_location_of
@@ -55,6 +58,9 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) 
     entry = call.called_function.name if call.called_function is not None else "__enzyme"
     if entry.startswith(UNSUPPORTED_PREFIXES):
         raise call_error(call, f"{entry}: this split mode is not supported yet")
+    if entry_name(entry).startswith(VIRTUAL_REVERSE_PREFIX):
+        lower_virtual_reverse(ctx, call)
+        return
     if isinstance(call, ir.InvokeInst):  # C++: a call + branch, as Enzyme does
         call = lower_invoke(call)
     if not isinstance(call, ir.CallInst):
@@ -74,6 +80,7 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) 
         return_type=ret_activity,
         width=parsed.width,
         return_primal=return_primal,
+        extra=runtime_activity_extra(parsed),
     )
     try:
         derivative = ctx.get_or_create(config)

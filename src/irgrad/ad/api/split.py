@@ -29,7 +29,9 @@ from irgrad.ad.api.entry_calls import ParsedCall, call_error, replace_result
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.internal_shadows import with_internal_shadows
 from irgrad.ad.rules.emit import adapt_value, coerce_scalar
+from irgrad.analysis.runtime_activity import params_needing_shadow
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import constant_of
 
@@ -42,7 +44,17 @@ def split_config(parsed: ParsedCall) -> FnConfig:
         mode=DerivativeMode.REVERSE_PRIMAL,
         arg_types=tuple(parsed.activities),
         return_type=DiffeType.OUT if ret.is_fp_or_fp_vector else DiffeType.CONST,
+        extra=runtime_activity_extra(parsed),
     )
+
+
+def runtime_activity_extra(parsed: ParsedCall) -> tuple[tuple[str, object], ...]:
+    """The enzyme_const pointer arguments that derivatives flow through get a zeroed
+    shadow of their own inside the derivative (runtime activity, see
+    :mod:`irgrad.analysis.runtime_activity`)."""
+    active = [a.is_active for a in parsed.activities]
+    need = params_needing_shadow(parsed.function, active)
+    return with_internal_shadows((), tuple(sorted(need)))
 
 
 def lower_split_call(ctx: DerivativeContext, call: ir.CallInst, parsed: ParsedCall,
