@@ -249,7 +249,7 @@ class Printer(InstructionPrinter):
             if not first:
                 lines.append("")
             if bb.name is not None:
-                label = quote_name(bb.name)
+                label = slots.local(bb)[1:]  # made unique like the references to it
                 if label[0] in "$-":  # would lex as a comdat name / number
                     label = f'"{label}"'
                 lines.append(label + ":")
