@@ -9,13 +9,16 @@ constant, a floating-point argument that is inactive costs nothing.
 
 The candidates (:func:`candidates`):
 
-* the targets the IR names (``!callees`` metadata, a select of two functions, a vtable
-  slot of a constant vtable, a global that only ever holds one function): the complete
-  set. An external function among them without a derivative is a compile-time error that
-  names the call;
+* the targets the IR names (``!callees`` metadata -- LLVM adds it for internal
+  functions --, a select of two functions, a vtable slot of a constant vtable, a global
+  that only ever holds one function): the complete set;
 * otherwise every function of the module with the call's type whose address is taken.
-  A target that cannot be differentiated becomes a case that aborts with the reason, so
-  an unrelated function of the same type does not break the build.
+
+An external function among them without a derivative is a compile-time error that names
+the call. A defined target that cannot be differentiated becomes a case that prints the
+reason and aborts if it is ever reached: the set holds every target of the call anywhere
+in the program, and this path may never see that one (a shared helper called with a
+different callback elsewhere).
 
 What the dispatcher does when ``fp`` is none of them (its *default*): when the call site
 has a shadow of ``fp`` (the pointer was loaded from active memory or passed duplicated)
@@ -112,7 +115,12 @@ def dispatcher(ctx: DerivativeContext, call: ir.CallBase, *, through_shadow: boo
             return d, through_shadow
         except DifferentiationError as exc:
             culprit = _culprit(ctx, exc, d, cases)
-            if culprit is None or complete:
+            if culprit is not None and culprit.is_declaration:
+                raise DifferentiationError(
+                    f"No derivative found for {culprit.name}: the indirect call {where} "
+                    "may reach it, and it is an external function without a definition "
+                    "or a derivative rule") from None
+            if culprit is None:
                 raise
             failing[culprit] = (f"irgrad: the indirect call {where} reached {culprit.name}, "
                                 f"which cannot be differentiated: {exc}")

@@ -179,7 +179,11 @@ class GradientUtils:
             raise self.error(
                 f"active memory in global @{v.name} has no shadow (a derivative stored in a "
                 "global would be lost)", inst)
-        where = inst if inst is not None else (v if isinstance(v, ir.Instruction) else None)
+        # the instruction that needs the shadow, or the pointer itself when that one
+        # has no source line (a phi)
+        where = inst
+        if isinstance(v, ir.Instruction) and (where is None or where.debug_loc is None):
+            where = v
         raise self.error(no_shadow_message(v), where)
 
     def is_reverse_value(self, v: ir.Instruction) -> bool:
