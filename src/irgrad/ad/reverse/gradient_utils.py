@@ -166,7 +166,7 @@ class GradientUtils:
         if s is not None:
             return s
         if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.PoisonValue
-                      | ir.ConstantAggregateZero):
+                      | ir.ConstantAggregateZero) or _null_aggregate(v):
             return v
         if isinstance(v, ir.GetElementPtrInst) and isinstance(v.pointer, ir.ConstantPointerNull):
             return self.primal(v)  # null + n (an empty std::vector's end): as null, itself
@@ -305,6 +305,15 @@ class GradientUtils:
             ir.ConstantInt(ir.i32, k) for k in indices])
         old = b.load(dv.type, p)
         b.store(add_values(b, old, dv), p)
+
+
+def _null_aggregate(v: ir.Value) -> bool:
+    """A constant aggregate whose pointers are all null or undefined (its own shadow)."""
+    if not isinstance(v, ir.ConstantAggregate):
+        return False
+    return all(_null_aggregate(e) or not e.type.is_pointer and not isinstance(
+        e, ir.ConstantAggregate) or isinstance(e, ir.ConstantPointerNull | ir.UndefValue)
+        for e in v.elements)
 
 
 def _inst_text(inst: ir.Instruction) -> str:
