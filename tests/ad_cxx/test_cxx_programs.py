@@ -11,10 +11,11 @@ aborts on a mismatch. Every ``invoke`` is differentiated as a call on its normal
 (src/irgrad/ad/invoke.py).
 
 Both routes see the same IR at -O0: clang's ``optnone noinline`` pair on every function
-is stripped before AD, so the STL's accessors (``operator[]``, iterators) are inlined.
-A noinline callee returning a pointer into active memory needs Enzyme's shadow return
-values, which irgrad does not have yet: such a case must fail with a clear error (exit
-2, no traceback), never a wrong derivative, and be listed in :data:`NEEDS_SHADOW_RETURN`.
+is stripped before AD, so the STL's accessors (``operator[]``, iterators) are inlined;
+a noinline one returning a pointer into active memory returns its shadow too (Enzyme's
+shadow return values, tests/realworld/map_lookup_accessors.cpp). A case that must fail
+with a clear error (exit 2, no traceback) instead of running is listed in
+:data:`NEEDS_SHADOW_RETURN`.
 """
 
 from __future__ import annotations

@@ -153,6 +153,21 @@ def test_duplicate_names_are_uniqued_on_print() -> None:
     assert "%x1 = add i32 %x, %x" in text and "%x2 = add i32 %x1, %x1" in text
 
 
+def test_duplicate_block_labels_match_their_references() -> None:
+    """Two blocks of one name (a derivative of a derivative clones ``fwd.entry`` into a
+    function that has its own): each label is printed as its branches spell it."""
+    mod = ir.Module()
+    f = ir.Function("f", ir.FunctionType(ir.void, []))
+    mod.add_function(f)
+    first = f.append_basic_block("entry")
+    second = f.append_basic_block("entry")
+    ir.IRBuilder(first).br(second)
+    ir.IRBuilder(second).ret_void()
+    text = ir.print_module(mod)
+    assert "br label %entry1" in text and "\nentry1:\n" in text
+    ir.parse_module(text)  # the labels resolve
+
+
 def test_function_attributes_resolve_groups() -> None:
     m = ir.parse_module("""
 define void @f() #0 {

@@ -21,10 +21,15 @@ with active arguments). Enzyme's ``-print-activity`` queries combine the two:
 :meth:`ActivityAnalysis.is_constant_value` (``icv``) and
 :meth:`ActivityAnalysis.is_constant_instruction` (``ici``).
 
-What a derivative mode can express differs in two points, given by an
+A function constant is a pointer with a shadow (its table of derivatives, see
+:mod:`irgrad.ad.core.function_shadows`): a select or phi of functions is shadowed, so a
+function pointer stored into active memory stores its shadow too.
+
+What a derivative mode can express differs in one point, given by an
 :class:`ActivityPolicy`: forward mode carries tangents through integer values (bitwise
-copies of floating-point data) and through pointers returned by calls; reverse mode does
-neither yet (it reports an error where it would need them).
+copies of floating-point data); reverse mode does not (it reports an error where it would
+need them). Both give a pointer returned by a call with active arguments a shadow (the
+callee's derivative returns it: Enzyme's shadow return).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.analysis.function_pointers import as_function, points_into_function_table
 from irgrad.analysis.known_functions import (
     callee_name,
     free_pointer_arg,
@@ -54,6 +60,17 @@ if TYPE_CHECKING:
 # integer results that never carry a derivative, whatever their operands
 _INTEGER_BARRIERS = ("fptosi", "fptoui", "icmp", "fcmp", "ptrtoint")
 _POINTER_DERIVED = ("getelementptr", "bitcast", "addrspacecast", "freeze")
+
+
+def holds_pointers(t: ir.Type) -> bool:
+    """True for pointers and structs/arrays that contain them."""
+    if t.is_pointer:
+        return True
+    if isinstance(t, ir.ArrayType):
+        return holds_pointers(t.element)
+    if t.is_struct:
+        return any(holds_pointers(e) for e in t.elements)  # type: ignore[attr-defined]
+    return False
 
 
 def has_float(t: ir.Type) -> bool:
@@ -81,7 +98,7 @@ class ActivityPolicy:
     shadow_results: bool
 
 
-REVERSE_POLICY = ActivityPolicy(integers_carry=False, shadow_results=False)
+REVERSE_POLICY = ActivityPolicy(integers_carry=False, shadow_results=True)
 FORWARD_POLICY = ActivityPolicy(integers_carry=True, shadow_results=True)
 
 
@@ -138,47 +155,54 @@ class ActivityAnalysis:
         while changed:
             changed = False
             for inst in self._insts:
-                if inst in self.varied or inst in self.shadowed or inst.type.is_void:
+                if inst.type.is_void:
                     continue
-                kind = self._classify(inst)
-                if kind is not None:
-                    kind.add(inst)
+                if inst not in self.shadowed and self._pointer_like(inst.type) \
+                        and self._pointer_active(inst):
+                    self.shadowed.add(inst)
+                    changed = True
+                if inst not in self.varied and not inst.type.is_pointer \
+                        and self._classify(inst):
+                    self.varied.add(inst)  # (an aggregate may be both)
                     changed = True
 
-    def _classify(self, inst: ir.Instruction) -> set[ir.Value] | None:
-        t = inst.type
+    def _pointer_like(self, t: ir.Type) -> bool:
+        """Values with shadows: pointers, and (in reverse mode, where aggregates do not
+        carry tangents) aggregates holding pointers, such as the ``{node *, node *}``
+        pair ``std::map`` returns by value."""
+        return t.is_pointer or (not self.policy.integers_carry and holds_pointers(t))
+
+    def _classify(self, inst: ir.Instruction) -> bool:
+        """May non-pointer ``inst`` carry a derivative (varied)?"""
         op = inst.opcode
-        if t.is_pointer:
-            return self.shadowed if self._pointer_active(inst) else None
         if not self.may_carry(inst) or op in _INTEGER_BARRIERS:
             return None
         if op == "load":
-            return self.varied if self.loads_active(inst.operands[0]) else None
+            return self.loads_active(inst.operands[0])
         if op in ("sitofp", "uitofp", "alloca"):
-            return None
+            return False
         if isinstance(inst, ir.CallBase):
             if is_inactive_call(callee_name(inst)):
-                return None
-            return self.varied if any(self.is_active(a) for a in inst.args) else None
+                return False
+            return any(self.is_active(a) for a in inst.args)
         # under integers_carry, aggregates of pointers carry their shadows too
         carries = self.is_active if self.policy.integers_carry else self.varied.__contains__
         if op == "phi":
             vals = [v for v, _ in inst.incoming]  # type: ignore[attr-defined]
-            return self.varied if any(carries(v) for v in vals) else None
+            return any(carries(v) for v in vals)
         ops = inst.operands[1:] if op == "select" else inst.operands
-        return self.varied if any(carries(v) for v in ops
-                                  if not isinstance(v, ir.BasicBlock)) else None
+        return any(carries(v) for v in ops if not isinstance(v, ir.BasicBlock))
 
     def _pointer_active(self, inst: ir.Instruction) -> bool:
         op = inst.opcode
         if op == "alloca":
             return True
         if op in _POINTER_DERIVED:
-            return inst.operands[0] in self.shadowed
+            return self._has_shadow(inst.operands[0])
         if op == "phi":
-            return any(v in self.shadowed for v, _ in inst.incoming)  # type: ignore[attr-defined]
+            return any(self._has_shadow(v) for v, _ in inst.incoming)  # type: ignore[attr-defined]
         if op == "select":
-            return any(v in self.shadowed for v in inst.operands[1:])
+            return any(self._has_shadow(v) for v in inst.operands[1:])
         if op == "load":
             return self.loads_active(inst.operands[0])
         if isinstance(inst, ir.CallBase):
@@ -188,10 +212,24 @@ class ActivityAnalysis:
             if not self.policy.shadow_results or is_inactive_call(name):
                 return False
             return any(self.is_active(a) for a in inst.args)
+        if op == "insertvalue":
+            return any(self._has_shadow(v) for v in inst.operands[:2])
+        if op == "freeze":
+            return inst.operands[0] in self.shadowed
         if self.policy.shadow_results and op in ("inttoptr", "extractvalue",
                                                  "extractelement"):
-            return self.is_active(inst.operands[0])
+            if self.policy.integers_carry:
+                return self.is_active(inst.operands[0])
+            return inst.operands[0] in self.shadowed
         return False
+
+    def _has_shadow(self, v: ir.Value) -> bool:
+        """Shadowed, or a constant whose shadow holds derivatives: a function (its table)
+        or a pointer into a constant table of functions (a vtable, a callback table)."""
+        if v in self.shadowed:
+            return True
+        return isinstance(v, ir.Constant) and (
+            as_function(v) is not None or points_into_function_table(v))
 
     def may_carry(self, v: ir.Value) -> bool:
         """Can non-pointer value ``v`` hold a derivative at all (by its type; an integer
@@ -396,5 +434,6 @@ __all__ = [
     "alloca_may_hold",
     "default_activity",
     "has_float",
+    "holds_pointers",
     "local_writes",
 ]

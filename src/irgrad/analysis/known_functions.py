@@ -44,15 +44,20 @@ class Allocator:
 
     ``size_args``: the byte count is the product of these arguments; ``zeroed``: the memory
     comes back zero-filled; ``reallocates``: index of the old block's pointer (realloc), whose
-    contents move into the result (the result is then not fresh memory); ``state_args``:
-    pointers to the allocator's own bookkeeping (a stack allocator's state), passed as
-    their shadows when the shadow allocation is made (it comes out of the shadow state).
+    contents move into the result (the result is then not fresh memory); ``align_arg``: the
+    argument giving the alignment; ``out_arg``: the memory is returned through this
+    ``void **`` argument (``posix_memalign``), the call returning a status instead;
+    ``state_args``: pointers to the allocator's own bookkeeping (a stack allocator's
+    state), passed as their shadows when the shadow allocation is made (it comes out of
+    the shadow state).
     """
 
     name: str
     size_args: tuple[int, ...]
     zeroed: bool = False
     reallocates: int | None = None
+    align_arg: int | None = None
+    out_arg: int | None = None
     # the function that frees this allocator's memory (None: C's free) and, for each of
     # its parameters, the allocator argument passed there (-1: the allocated pointer)
     free_function: str | None = None
@@ -64,6 +69,16 @@ class Allocator:
         """The result aliases nothing that existed before the call."""
         return self.reallocates is None
 
+    @property
+    def returns_memory(self) -> bool:
+        """The call's result is the memory (not a status, as for ``posix_memalign``)."""
+        return self.out_arg is None
+
+
+# C++'s allocation functions, each with its nothrow twin (``RKSt9nothrow_t``: a reference
+# to std::nothrow after the size and alignment)
+_NOTHROW = "RKSt9nothrow_t"
+_ALIGN = "St11align_val_t"
 
 ALLOCATORS: dict[str, Allocator] = {
     a.name: a
@@ -71,22 +86,46 @@ ALLOCATORS: dict[str, Allocator] = {
         Allocator("malloc", (0,)),
         Allocator("calloc", (0, 1), zeroed=True),
         Allocator("realloc", (1,), reallocates=0),
-        Allocator("aligned_alloc", (1,)),
+        Allocator("reallocarray", (1, 2), reallocates=0),
+        Allocator("aligned_alloc", (1,), align_arg=0),
+        Allocator("memalign", (1,), align_arg=0),
+        Allocator("posix_memalign", (2,), align_arg=1, out_arg=0),
         Allocator("valloc", (0,)),
-        Allocator("_Znwm", (0,)),  # operator new(size_t)
-        Allocator("_Znam", (0,)),  # operator new[](size_t)
+        Allocator("pvalloc", (0,)),
+        *(Allocator(f"_Zn{k}m{tail}", (0,)) for k in "wa" for tail in ("", _NOTHROW)),
+        *(Allocator(f"_Zn{k}m{_ALIGN}{tail}", (0,), align_arg=1)
+          for k in "wa" for tail in ("", _NOTHROW)),
         # irgrad's own tape (irgrad.ad.core.tape_runtime), as a derivative that is itself
         # differentiated calls it: a push is an n-byte frame out of the stack `state`
         # points at; the shadow frame comes out of the shadow stack
         Allocator("__irgrad_tape_push_nocache", (1,), state_args=(0,)),
     )
 }
+
+
+@dataclass(frozen=True)
+class Deallocator:
+    """A function that frees memory: the pointer is its first argument; ``size_arg`` is the
+    byte count C++'s sized ``operator delete`` passes (None: no size)."""
+
+    name: str
+    size_arg: int | None = None
+
+
 # releases of everything the pushes on a stack state allocated (the state is their first
 # argument): the tape release of irgrad.ad.core.tape_runtime
 STATE_RELEASE_FUNCTIONS = frozenset(["__irgrad_tape_release_nocache"])
-# deallocators (the pointer is their first argument; C++'s sized delete passes the size)
-FREE_FUNCTIONS = frozenset(["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm",
-                            "__irgrad_tape_release_nocache"])
+DEALLOCATORS: dict[str, Deallocator] = {
+    d.name: d
+    for d in (
+        Deallocator("free"),
+        *(Deallocator(f"_Zd{k}Pv{tail}") for k in "la"
+          for tail in ("", _NOTHROW, _ALIGN, _ALIGN + _NOTHROW)),
+        *(Deallocator(f"_Zd{k}Pvm{tail}", size_arg=1) for k in "la" for tail in ("", _ALIGN)),
+        *(Deallocator(name) for name in STATE_RELEASE_FUNCTIONS),
+    )
+}
+FREE_FUNCTIONS = frozenset(DEALLOCATORS)
 
 
 def allocator(name: str | None) -> Allocator | None:
@@ -95,13 +134,19 @@ def allocator(name: str | None) -> Allocator | None:
     return _module().allocators.get(name) or ALLOCATORS.get(name)
 
 
+def deallocator(name: str | None) -> Deallocator | None:
+    return DEALLOCATORS.get(name) if name is not None else None
+
+
 def is_allocation(name: str | None) -> bool:
-    return allocator(name) is not None
+    """A call whose result is fresh (or reallocated) heap memory."""
+    a = allocator(name)
+    return a is not None and a.returns_memory
 
 
 def is_fresh_allocation(name: str | None) -> bool:
     a = allocator(name)
-    return a is not None and a.fresh
+    return a is not None and a.fresh and a.returns_memory
 
 
 def is_free(name: str | None) -> bool:
@@ -127,6 +172,32 @@ def freed_pointer(call: CallBase) -> Value | None:
 def is_state_release(name: str | None) -> bool:
     """Frees what a stack allocator's pushes allocated (its argument is the state)."""
     return name in STATE_RELEASE_FUNCTIONS
+
+
+# -- pointer structure ----------------------------------------------------------------
+
+# Library functions that only walk or relink the nodes of a linked structure (the
+# red-black tree under std::map/std::set, std::list's nodes) and touch no floating-point
+# data. Their derivative is the same call on the shadows: the shadow structure, built as
+# a copy of the primal one, stays one.
+SHADOW_MIRRORED_FUNCTIONS = frozenset([
+    "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
+    "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base",
+    "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",
+    "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",
+    "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
+    "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
+    "_ZNSt8__detail15_List_node_base7_M_hookEPS0_",
+    "_ZNSt8__detail15_List_node_base9_M_unhookEv",
+    "_ZNSt8__detail15_List_node_base10_M_reverseEv",
+    "_ZNSt8__detail15_List_node_base11_M_transferEPS0_S1_",
+    "_ZNSt8__detail15_List_node_base4swapERS0_S1_",
+])
+
+
+def is_shadow_mirrored(name: str | None) -> bool:
+    """A function whose derivative is the same call on the shadows of its pointers."""
+    return name in SHADOW_MIRRORED_FUNCTIONS
 
 
 # -- library functions without derivatives ------------------------------------------------
@@ -329,6 +400,7 @@ def is_math_intrinsic(name: str | None) -> bool:
 
 __all__ = [
     "ALLOCATORS",
+    "DEALLOCATORS",
     "ENZYME_HINT_FUNCTIONS",
     "FREE_FUNCTIONS",
     "IGNORED_INTRINSICS",
@@ -336,11 +408,14 @@ __all__ = [
     "LIBM_FUNCTIONS",
     "MEMORY_TRANSFER_PREFIXES",
     "NO_MODULE_FUNCTIONS",
+    "SHADOW_MIRRORED_FUNCTIONS",
     "Allocator",
+    "Deallocator",
     "InactiveNames",
     "ModuleFunctions",
     "allocator",
     "callee_name",
+    "deallocator",
     "enzyme_hint",
     "free_pointer_arg",
     "freed_pointer",
@@ -355,6 +430,7 @@ __all__ = [
     "is_math_intrinsic",
     "is_memory_transfer",
     "is_memset",
+    "is_shadow_mirrored",
     "is_state_release",
     "libm_names",
     "math_function_like",

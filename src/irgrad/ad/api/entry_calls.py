@@ -320,6 +320,8 @@ class _ArgumentReader:
                 self.p.nofree = True
             elif name in RETURN_MARKERS or name in ("enzyme_primal_return", "enzyme_noret"):
                 continue  # read by _scan_options
+            elif name == "enzyme_runtime_activity":
+                continue  # irgrad always applies runtime activity (analysis.runtime_activity)
             elif name in UNSUPPORTED_MARKERS:
                 raise self.error(f"{name}: {UNSUPPORTED_MARKERS[name]}")
             elif name in BATCH_MARKERS:

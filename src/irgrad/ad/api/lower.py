@@ -29,6 +29,7 @@ from irgrad.ad.api.requests import combined_config, derivative_arguments, get_de
 from irgrad.ad.api.results import replace_result, return_activity
 from irgrad.ad.api.split import lower_augmentsize, lower_split_call
 from irgrad.ad.api.vector_reverse import lower_vector_reverse
+from irgrad.ad.api.virtual import lower_virtual_reverse
 from irgrad.ad.core.config import DerivativeMode
 from irgrad.ad.core.context import ContextHooks, DerivativeContext
 from irgrad.ad.core.invoke import lower_invoke
@@ -92,7 +93,6 @@ _NOT_SUPPORTED = {
     EntryKind.FWDSPLIT: "__enzyme_fwdsplit (forward split mode) is not supported: irgrad's "
     "tape holds what a reverse pass needs, not a forward sweep's inputs; use "
     "__enzyme_fwddiff, or split reverse mode (__enzyme_augmentfwd / __enzyme_reverse)",
-    EntryKind.VIRTUALREVERSE: "__enzyme_virtualreverse is not supported yet",
     **{k: f"{k.prefix}: floating-point truncation and error estimation are not supported"
        for k in (EntryKind.TRUNCATE, EntryKind.EXPAND, EntryKind.ERROR_ESTIMATE)},
     **{k: f"{k.prefix}: probabilistic programming is not supported"
@@ -113,6 +113,9 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase,
     entry = kind.prefix
     if kind in _NOT_SUPPORTED:
         raise call_error(call, _NOT_SUPPORTED[kind])
+    if kind is EntryKind.VIRTUALREVERSE:
+        lower_virtual_reverse(ctx, call)
+        return
     if isinstance(call, ir.InvokeInst):  # C++: a call + branch, as Enzyme does
         call = lower_invoke(call)
     if not isinstance(call, ir.CallInst):

@@ -30,7 +30,7 @@ class EntryKind(Enum):
     REVERSE = ("__enzyme_reverse", DerivativeMode.REVERSE_GRADIENT)
     FWDSPLIT = ("__enzyme_fwdsplit", DerivativeMode.FORWARD)
     BATCH = ("__enzyme_batch", DerivativeMode.FORWARD)
-    VIRTUALREVERSE = ("__enzyme_virtualreverse", DerivativeMode.REVERSE_COMBINED)
+    VIRTUALREVERSE = ("__enzyme_virtualreverse", DerivativeMode.REVERSE_PRIMAL)  # a split pair
     # Enzyme's entry points beyond differentiation: recognized to be refused
     TRUNCATE = ("__enzyme_truncate", DerivativeMode.FORWARD)
     EXPAND = ("__enzyme_expand", DerivativeMode.FORWARD)
@@ -70,13 +70,12 @@ RETURN_MARKERS = {
     "enzyme_dup_return": DiffeType.DUP,
 }
 FLAG_MARKERS = ("enzyme_primal_return", "enzyme_noret", "enzyme_nofree",
-                "enzyme_not_overwritten", "enzyme_interleave")
+                "enzyme_not_overwritten", "enzyme_interleave",
+                "enzyme_runtime_activity")  # the last: always on in irgrad
 VALUE_MARKERS = ("enzyme_width", "enzyme_tape", "enzyme_allocated", "enzyme_byref")
 BATCH_MARKERS = ("enzyme_scalar", "enzyme_vector", "enzyme_buffer")
 # Enzyme markers irgrad does not implement: an error, never ignored
 UNSUPPORTED_MARKERS = {
-    "enzyme_runtime_activity": "runtime activity is not supported: pass pointers whose "
-    "activity varies at run time with enzyme_dup and a zero-filled shadow",
     "enzyme_interface": "probabilistic programming (enzyme_interface) is not supported",
     "enzyme_trace": "probabilistic programming (enzyme_trace) is not supported",
     "enzyme_duptrace": "probabilistic programming (enzyme_duptrace) is not supported",

@@ -9,7 +9,9 @@ from irgrad.ad.api.results import forward_wants_primal, return_activity
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.internal_shadows import with_internal_shadows
 from irgrad.ad.rules.emit import coerce_scalar
+from irgrad.analysis.runtime_activity import params_needing_shadow
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import constant_of
 
@@ -36,7 +38,18 @@ def combined_config(parsed: ParsedCall, call: ir.CallBase, width: int | None = N
         return_type=ret_activity,
         width=parsed.width if width is None else width,
         return_primal=return_primal,
+        extra=runtime_activity_extra(parsed),
     )
+
+
+def runtime_activity_extra(parsed: ParsedCall, extra: tuple[tuple[str, object], ...] = ()
+                           ) -> tuple[tuple[str, object], ...]:
+    """``extra`` and the enzyme_const pointer arguments that derivatives flow through: they
+    get a zeroed shadow of their own inside the derivative (runtime activity, see
+    :mod:`irgrad.analysis.runtime_activity`)."""
+    active = [a.is_active for a in parsed.activities]
+    need = params_needing_shadow(parsed.function, active)
+    return with_internal_shadows(extra, tuple(sorted(need)))
 
 
 def get_derivative(ctx: DerivativeContext, call: ir.CallBase, config: FnConfig) -> ir.Function:

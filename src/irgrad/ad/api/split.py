@@ -43,6 +43,7 @@ from irgrad.ad.api.markers import (
     describe,
     marker_name,
 )
+from irgrad.ad.api.requests import runtime_activity_extra
 from irgrad.ad.api.results import declared_result_type, replace_result, return_activity
 from irgrad.ad.core.config import (
     NOT_OVERWRITTEN_KEY,
@@ -71,7 +72,7 @@ def split_config(parsed: ParsedCall, ret: DiffeType) -> FnConfig:
         mode=DerivativeMode.REVERSE_PRIMAL,
         arg_types=tuple(parsed.activities),
         return_type=ret,
-        extra=tuple(extra),
+        extra=runtime_activity_extra(parsed, tuple(extra)),
     )
 
 

@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 from irgrad.ad.core.config import DerivativeMode, FnConfig
 from irgrad.ad.core.custom_derivatives import CustomDerivatives
 from irgrad.ad.core.custom_wrappers import synthesize_custom
-from irgrad.ad.core.invoke import has_invokes, nounwind_copy
+from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
+from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
 from irgrad.ad.core.tape_runtime import without_tape_cache
 from irgrad.analysis.known_functions import (
     NO_MODULE_FUNCTIONS,
@@ -73,6 +74,7 @@ class DerivativeContext:
         self._finished: set[Function] = set()
         self.cache: dict[FnConfig, Function] = {}
         self.in_progress: set[FnConfig] = set()
+        self.stack: list[Function] = []  # the functions being differentiated, innermost last
         self.originals: dict[Function, Function] = {}  # nounwind copy -> user's function
         # analyses the synthesizers memoize per module (keyed by their own keys)
         self.analyses: dict[object, object] = {}
@@ -113,19 +115,25 @@ class DerivativeContext:
                 return cached
         first_new = len(self.created)
         self.in_progress.add(config)
+        self.stack.append(config.function)
         copy = None
-        if has_invokes(config.function):
+        if has_exception_code(config.function) or has_resolvable_calls(config.function):
             copy = nounwind_copy(config.function)
+            devirtualize(copy)
             self.originals[copy] = config.function
         try:
             fn = self._synthesize(replace(config, function=copy) if copy else config)
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, DifferentiationError) and not hasattr(exc, "synthesis_stack"):
+                # which derivatives were being made when it failed (innermost last)
+                exc.synthesis_stack = list(self.stack)  # type: ignore[attr-defined]
             if copy is not None:
                 for key in [k for k in self.cache if k.function is config.function]:
                     if self.cache[key].parent is None:  # removed by the failed synthesis
                         del self.cache[key]
             raise
         finally:
+            self.stack.pop()
             self.in_progress.discard(config)
             if copy is not None:
                 self._release(copy)

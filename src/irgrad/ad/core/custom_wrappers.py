@@ -210,7 +210,7 @@ def _split_pair(ctx: DerivativeContext, config: FnConfig, custom: CustomGradient
     n_fwd = sum(2 if dt in _SHADOWED else 1 for dt in config.arg_types)
     has_dret = len(ft.params) > n_fwd
     aug = _new_function(ctx, "custom_augmented", config,
-                        ir.FunctionType(augmented_return_type(config.function),
+                        ir.FunctionType(augmented_return_type(config),
                                         ft.params[:n_fwd]), names[:n_fwd])
     rev = _new_function(ctx, "custom_reverse", config,
                         ir.FunctionType(ft.return_type, [*ft.params, ir.ptr]),

@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from irgrad.errors import DifferentiationError, SourceLocation
+from irgrad.ir.instructions import Instruction
 from irgrad.ir.printer import value_ref
 
 if TYPE_CHECKING:
-    from irgrad.ir import Function, Instruction, Module, Value
+    from irgrad.ir import Function, Module, Value
 
 _DEF = re.compile(r"^\s*!(\d+)\s*=\s*(?:distinct\s+)?(.*)$")
 
@@ -230,4 +231,14 @@ def mixed_activity_store_message(value: Value) -> str:
         "has a shadow): the shadow of the stored pointer is unknown, so derivatives read or "
         "written through it later would be wrong (Enzyme's 'runtime activity' case); pass "
         "the pointer with enzyme_dup and a zero-filled shadow"
+    )
+
+
+def no_shadow_message(value: Value) -> str:
+    """The error for a pointer whose shadow is needed but does not exist."""
+    what = f"`{str(value).strip()}`" if isinstance(value, Instruction) else value_ref(value)
+    return (
+        f"no shadow for pointer {what}: derivatives are read or written through it, but "
+        "it does not point into differentiated memory (it comes from an enzyme_const "
+        "argument, a global, or a value irgrad cannot follow)"
     )

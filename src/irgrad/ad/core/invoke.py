@@ -27,6 +27,15 @@ def has_invokes(fn: ir.Function) -> bool:
     return any(isinstance(inst, ir.InvokeInst) for inst in fn.instructions())
 
 
+def has_exception_code(fn: ir.Function) -> bool:
+    """Whether ``fn`` has an ``invoke`` or exception-handling blocks (a landing pad left
+    behind when the API lowered an ``invoke`` of ``__enzyme_autodiff`` to a call)."""
+    if fn.is_declaration:
+        return False
+    return any(isinstance(inst, ir.InvokeInst | ir.LandingPadInst | ir.ResumeInst)
+               for inst in fn.instructions())
+
+
 def nounwind_copy(fn: ir.Function) -> ir.Function:
     """A copy of ``fn`` (same name, added to the module right after ``fn``) in which every ``invoke`` is a
     ``call`` followed by a branch to its normal destination, and the blocks then reachable

@@ -1,26 +1,32 @@
-"""The signatures of synthesized derivative functions (docs/internals/ad-interfaces.md),
-shared by the synthesizers of each mode and the wrappers of custom derivatives."""
+"""The signatures of synthesized derivatives (docs/internals/ad-interfaces.md), in one
+place: the synthesizers build their functions with them, and a call through a function's
+shadow (an indirect call, :mod:`irgrad.ad.core.function_shadows`) calls a derivative it
+does not hold as a :class:`~irgrad.ir.Function`, so it needs the type alone.
+
+* reverse combined ``diffe_f(args, shadows..., [differeturn]) -> {OUT adjoints} | void``
+  (led by ``f(x)`` with ``enzyme_primal_return``);
+* augmented primal ``augmented_f(args, shadows...) -> tape | {tape, result} |
+  {tape, result, shadow of the result}`` (the last when the pointer result is DUP);
+* reverse of the split pair: the combined parameters, then ``ptr tape``;
+* forward ``fwddiffe_f(args, tangents...) -> tangent | {primal, tangent} | primal``.
+"""
 
 from __future__ import annotations
 
 from irgrad import ir
 from irgrad.ad.core.config import DiffeType, FnConfig
-
-_SHADOWED = (DiffeType.DUP, DiffeType.DUP_NONEED)
+from irgrad.analysis.activity import holds_pointers
 
 
 def reverse_signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | None]]:
-    """``diffe_<f>``: the arguments, each DUP one followed by its shadow, then
-    ``differeturn`` when the result is OUT; returns a struct of the OUT arguments'
-    derivatives (void when there are none), led by ``f(x)`` with ``return_primal``
-    (Enzyme's ``enzyme_primal_return``). Also the parameter names."""
+    """The combined reverse derivative's type and parameter names."""
     fn = config.function
     params: list[ir.Type] = []
     names: list[str | None] = []
     for arg, dt in zip(fn.args, config.arg_types, strict=True):
         params.append(arg.type)
         names.append(arg.name)
-        if dt in _SHADOWED:
+        if dt in (DiffeType.DUP, DiffeType.DUP_NONEED):
             params.append(arg.type)
             names.append("d" + arg.name if arg.name else None)
     if config.return_type is DiffeType.OUT and not fn.return_type.is_void:
@@ -34,14 +40,40 @@ def reverse_signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | Non
     return ir.FunctionType(ret, params), names
 
 
-def augmented_return_type(fn: ir.Function) -> ir.Type:
-    """``augmented_<f>`` returns the tape, with f's result: ``ptr`` or ``{ptr, T}``."""
-    return ir.ptr if fn.return_type.is_void else ir.StructType([ir.ptr, fn.return_type])
+def returns_shadow(config: FnConfig) -> bool:
+    """The augmented primal also returns the shadow of its pointer result."""
+    return config.return_type in (DiffeType.DUP, DiffeType.DUP_NONEED) and \
+        holds_pointers(config.function.return_type)
+
+
+def augmented_return_type(config: FnConfig) -> ir.Type:
+    """``ptr`` (the tape) for a void function, else ``{ptr, result}``, or ``{ptr, result,
+    shadow}`` when the pointer result's shadow is returned too."""
+    ret = config.function.return_type
+    if ret.is_void:
+        return ir.ptr
+    if returns_shadow(config):
+        return ir.StructType([ir.ptr, ret, ret])
+    return ir.StructType([ir.ptr, ret])
+
+
+def augmented_signature(config: FnConfig) -> ir.FunctionType:
+    """``augmented_f``: the combined parameters without ``differeturn``."""
+    ft, _ = reverse_signature(config)
+    params = list(ft.params)
+    if config.return_type is DiffeType.OUT and not config.function.return_type.is_void:
+        params.pop()
+    return ir.FunctionType(augmented_return_type(config), params)
+
+
+def gradient_signature(config: FnConfig) -> ir.FunctionType:
+    """``reverse_f`` of the split pair: the combined parameters, then the tape."""
+    ft, _ = reverse_signature(config)
+    return ir.FunctionType(ft.return_type, [*ft.params, ir.ptr])
 
 
 def forward_return_type(config: FnConfig) -> ir.Type:
-    """The return type of ``fwddiffe_<f>``: the tangent (``[N x T]`` at width N), with
-    ``return_primal`` ``{primal, tangent}``; a CONST result alone when asked for."""
+    """The forward derivative's return type."""
     ret = config.function.return_type
     if ret.is_void:
         return ir.void
@@ -53,4 +85,22 @@ def forward_return_type(config: FnConfig) -> ir.Type:
     return tan
 
 
-__all__ = ["augmented_return_type", "forward_return_type", "reverse_signature"]
+def forward_signature(config: FnConfig) -> ir.FunctionType:
+    """The forward derivative's type (each DUP argument followed by ``width`` shadows)."""
+    params: list[ir.Type] = []
+    for arg, dt in zip(config.function.args, config.arg_types, strict=True):
+        params.append(arg.type)
+        if dt in (DiffeType.DUP, DiffeType.DUP_NONEED):
+            params.extend([arg.type] * config.width)
+    return ir.FunctionType(forward_return_type(config), params)
+
+
+__all__ = [
+    "augmented_return_type",
+    "augmented_signature",
+    "forward_return_type",
+    "forward_signature",
+    "gradient_signature",
+    "returns_shadow",
+    "reverse_signature",
+]

@@ -17,6 +17,11 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.ad.core.config import DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.internal_shadows import (
+    acquire_internal_shadow,
+    internal_shadow_params,
+    release_internal_shadow,
+)
 from irgrad.ad.core.signatures import forward_return_type
 from irgrad.ad.forward.instructions import ForwardPass
 from irgrad.ad.forward.interleaved_shadows import interleaved_params
@@ -24,7 +29,7 @@ from irgrad.ad.forward.tangents import Tangent, pack_lanes
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_blocks_into
 
-return_type_of = forward_return_type  # see irgrad.ad.core.signatures
+return_type_of = forward_return_type  # the forward derivative's return type
 
 
 def _name(ctx: DerivativeContext, config: FnConfig) -> str:
@@ -74,6 +79,12 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
             shadows = list(new.args[k : k + width])
             k += width
             tangents[arg] = pack_lanes(b, shadows, arg.type, width)
+    internal: list[ir.Value] = []
+    for i in internal_shadow_params(config):  # enzyme_const, but derivatives flow through
+        lanes = [acquire_internal_shadow(b, ctx.module, f"'{fn.args[i].name or i}.internal")
+                 for _ in range(width)]
+        internal.extend(lanes)
+        tangents[fn.args[i]] = pack_lanes(b, lanes, fn.args[i].type, width)
     blocks = clone_blocks_into(fn, new, value_map)
     b.br(blocks[0])
     for inst in new.instructions():
@@ -81,6 +92,10 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
     fwd = ForwardPass(ctx, config, new, blocks, {value_map[a]: t for a, t in tangents.items()},
                       forced)
     fwd.run()
+    for inst in [i for i in new.instructions() if isinstance(i, ir.ReturnInst)]:
+        rb = IRBuilder(position=inst)
+        for shadow in internal:
+            release_internal_shadow(rb, ctx.module, shadow)
     return new
 
 

@@ -9,30 +9,48 @@ and a load from shadowed memory reads the tangent from the shadow.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
-from irgrad.ad.core.diagnostics import located_at, mixed_activity_store_message
+from irgrad.ad.core.diagnostics import (
+    located_at,
+    mixed_activity_store_message,
+    source_location_of,
+)
+from irgrad.ad.core.dispatch import dispatcher, is_table_call
+from irgrad.ad.core.failures import table_check
+from irgrad.ad.core.function_shadows import (
+    canonical_config,
+    constant_has_shadow,
+    function_of_type,
+    shadow_of_constant,
+)
+from irgrad.ad.core.signatures import forward_signature
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
-from irgrad.ad.forward.tangents import tangent_type, zero_tangent
+from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
-from irgrad.analysis.activity import has_float
+from irgrad.analysis.activity import has_float, holds_pointers
+from irgrad.analysis.function_pointers import points_into_function_table, value_targets
 from irgrad.analysis.known_functions import (
-    FREE_FUNCTIONS,
     Allocator,
     allocator,
+    deallocator,
     free_pointer_arg,
     is_inactive_call,
     is_inactive_global,
     is_memory_transfer,
     is_memset,
+    is_shadow_mirrored,
     math_function_like,
 )
 from irgrad.analysis.layout import abi_align
 from irgrad.analysis.underlying_objects import underlying_object
+from irgrad.errors import DifferentiationError
 from irgrad.ir.clone import clone_instruction
+from irgrad.ir.printer import value_ref
 
 if TYPE_CHECKING:
     from irgrad.ad.forward.instructions import ForwardPass
@@ -83,9 +101,20 @@ def _zero_fill(fp: ForwardPass, p: ir.Value, ty: ir.Type, count: ir.Value | None
     fp.b.memset(p, 0, size)
 
 
+def _pointer_tangent(fp: ForwardPass, p: ir.Value) -> Tangent | None:
+    """The shadow of pointer ``p``; a constant pointer into a constant table of functions
+    (a vtable, a callback table) has the table of their shadows as its shadow."""
+    t = fp.tangent(p)
+    if t is None and isinstance(p, ir.Constant) and points_into_function_table(p):
+        s = shadow_of_constant(fp.ctx, p, DerivativeMode.FORWARD, fp.width)
+        assert s is not None
+        t = s if fp.width == 1 else [s] * fp.width
+    return t
+
+
 def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
     base = inst.pointer
-    t = fp.tangent(base)
+    t = _pointer_tangent(fp, base)
     if t is None:
         return
     if inst in fp.interleaved:  # offsets scaled by the width
@@ -101,7 +130,7 @@ def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
 
 def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
     p = inst.pointer
-    t = fp.tangent(p)
+    t = _pointer_tangent(fp, p)
     if t is None or underlying_object(p) in fp.constant_allocas:
         return
     if p in fp.interleaved:  # the N tangents side by side: one vector load
@@ -144,11 +173,17 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
     if tv is None:
         tv = zero_tangent(v.type, fp.width)
         if v.type.is_pointer:
-            if not isinstance(v, ir.Constant) and (
+            held: ir.Value = v  # an inactive pointer (or a function pointer the
+            # dispatchers compare): the primal
+            if constant_has_shadow(v):  # a function: its table of derivatives
+                table = shadow_of_constant(fp.ctx, v, DerivativeMode.FORWARD, fp.width)
+                assert table is not None
+                held = table
+            elif not isinstance(v, ir.Constant) and not value_targets(v) and (
                 underlying_object(p) not in fp.constant_allocas
             ):
                 raise fp.error(inst, mixed_activity_store_message(v))
-            tv = v if fp.width == 1 else [v] * fp.width  # an inactive pointer: the primal
+            tv = held if fp.width == 1 else [held] * fp.width
     vals = fp.lanes(tv, v.type)
     ptrs = sp if isinstance(sp, list) else [sp]
     for val, ptr in zip(vals, ptrs, strict=True):
@@ -210,17 +245,21 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     if is_inactive_call(name):
         return
     alloc = allocator(name)
-    if alloc is not None:
+    if alloc is not None and alloc.returns_memory:
         _visit_alloc(fp, call, alloc)
+        return
+    if alloc is not None and not alloc.returns_memory:
+        _visit_out_alloc(fp, call, alloc)
         return
     k = free_pointer_arg(name)
     if k is not None:  # free the shadow too (the freed pointer is argument k)
         args = list(call.args)
         t = fp.tangent(args[k])
-        if args[k] in fp.interleaved:  # one shadow; C++'s sized delete gets N times the size
-            scale = name in FREE_FUNCTIONS
-            fp.b.call(callee, [t if i == k else _times_width(fp, a) if scale else a  # type: ignore[misc]
-                               for i, a in enumerate(args)])
+        if args[k] in fp.interleaved:  # one shadow; a sized delete frees N times the bytes
+            d = deallocator(name)
+            size_at = d.size_arg if d is not None else None
+            fp.b.call(callee, [t if i == k else _times_width(fp, a) if i == size_at  # type: ignore[misc]
+                               else a for i, a in enumerate(args)])
         elif t is not None:
             for s in t if isinstance(t, list) else [t]:
                 # _ZdlPvm: the size is passed as it is
@@ -230,6 +269,9 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         _visit_mem_intrinsic(fp, call, name)
         return
     if not _has_tangents(fp, call):
+        return
+    if is_shadow_mirrored(name):
+        _visit_mirrored(fp, call)
         return
     like = math_function_like(name)
     if name.startswith("llvm."):
@@ -252,7 +294,8 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
             fp.tangents[call] = t
         return
     if callee is None:
-        raise fp.error(call, "No derivative found for an indirect call with active arguments")
+        visit_indirect_call(fp, call)
+        return
     if callee.is_declaration:
         raise fp.error(
             call,
@@ -260,6 +303,24 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
             "or a derivative rule, called with active arguments)",
         )
     _visit_defined_call(fp, call, callee)
+
+
+def _visit_mirrored(fp: ForwardPass, call: ir.CallBase) -> None:
+    """A function that relinks a pointer structure: the same call on the shadows (lane by
+    lane); its result is the tangent of the call's."""
+    lanes: list[list[ir.Value]] = [[] for _ in range(fp.width)]
+    for a in call.args:
+        t = fp.tangent(a) if a.type.is_pointer else None
+        if a.type.is_pointer and t is None and not isinstance(a, ir.ConstantPointerNull):
+            raise fp.error(call, f"{call.called_function.name} links memory that has a "  # type: ignore[union-attr]
+                           "shadow with memory that has none (an enzyme_const or inactive "
+                           "structure)")
+        vals = fp.lanes(t, a.type) if t is not None else [a] * fp.width
+        for k in range(fp.width):
+            lanes[k].append(vals[k])
+    out = [fp.b.call(call.callee, args, call.function_type) for args in lanes]
+    if call.type.is_pointer:
+        fp.tangents[call] = out[0] if fp.width == 1 else out
 
 
 def _set_struct_tangent(
@@ -307,6 +368,22 @@ def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
             fp.b.memset(sh, 0, size)
         shadows.append(sh)
     fp.tangents[call] = shadows[0] if fp.width == 1 else shadows
+
+
+def _visit_out_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
+    """``posix_memalign(&p, align, n)``: when ``p`` has a shadow slot, the same call puts
+    a shadow block of the same size and alignment there, which is zeroed."""
+    assert alloc.out_arg is not None
+    slot = fp.tangent(call.args[alloc.out_arg])
+    if slot is None:
+        return
+    b = fp.b
+    for lane in slot if isinstance(slot, list) else [slot]:
+        args = list(call.args)
+        args[alloc.out_arg] = lane
+        b.call(call.callee, args, call.function_type)
+        shadow = b.load(ir.ptr, lane, name="'memalign")
+        b.memset(shadow, 0, allocation_bytes(b, alloc, call.args))
 
 
 def _interleaved_alloc(fp: ForwardPass, call: ir.CallInst, alloc: Allocator) -> ir.Value:
@@ -375,28 +452,45 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
         _copy(fp, call, {dst: d, src: s})
 
 
-def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function) -> None:
-    """Replace the call by a call to the callee's forward derivative (primal + tangent)."""
+def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function,
+                        args: Sequence[ir.Value] | None = None,
+                        config: FnConfig | None = None) -> None:
+    """Replace the call by a call to the callee's forward derivative (primal + tangent).
+    ``args``: what the callee takes (default: the call's arguments)."""
     if not isinstance(call, ir.CallInst):
         raise fp.error(call, "invoke of a function with active arguments is not supported")
-    config = callee_config(fp, callee, call.args, bool(call.uses))
+    args = list(call.args) if args is None else list(args)
+    if config is None:
+        config = callee_config(fp, callee, args, bool(call.uses))
     with located_at(call):
         deriv = fp.ctx.get_or_create(config)
-    args: list[ir.Value] = []
-    for a, act, p in zip(call.args, config.arg_types, callee.function_type.params,
-                         strict=False):
-        args.append(a)
+    values = with_tangents(fp, args, config, callee.function_type.params)
+    fp.b.position_before(call)
+    emit_forward_call(fp, call, fp.b.call(deriv, values), config)
+
+
+def with_tangents(fp: ForwardPass, args: Sequence[ir.Value], config: FnConfig,
+                  params: Sequence[ir.Type]) -> list[ir.Value]:
+    """The arguments of a forward derivative: each DUP argument followed by its shadows."""
+    values: list[ir.Value] = []
+    for a, act, p in zip(args, config.arg_types, params, strict=False):
+        values.append(a)
         if act is DiffeType.DUP:
             t = fp.tangent_or_zero(a, p)
             if a in fp.interleaved:  # the callee takes the interleaved shadow as is
-                args.append(t)  # type: ignore[arg-type]
+                values.append(t)  # type: ignore[arg-type]
             else:
-                args.extend(fp.lanes(t, p))
-    args.extend(call.args[len(callee.function_type.params):])
+                values.extend(fp.lanes(t, p))
+    values.extend(args[len(params):])
+    return values
+
+
+def emit_forward_call(fp: ForwardPass, call: ir.CallBase, new: ir.Value,
+                      config: FnConfig) -> None:
+    """``new`` (a call of a forward derivative) replaces ``call``: its primal result takes
+    the call's uses and its tangent becomes the tangent."""
     b = fp.b
-    b.position_before(call)
-    new = b.call(deriv, args)
-    ret = callee.return_type
+    ret = config.function.return_type
     if not ret.is_void:  # a constant result comes alone (forward.return_type_of)
         const = config.return_type is DiffeType.CONST
         primal = new if const else b.extract_value(new, 0)
@@ -412,6 +506,58 @@ def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function)
     call.erase_from_parent()
 
 
+def visit_indirect_call(fp: ForwardPass, call: ir.CallBase) -> None:
+    """A call through a function pointer with active arguments: a call of its
+    dispatcher's forward derivative (:mod:`irgrad.ad.core.dispatch`), which compares the
+    pointer with the functions it may hold; the pointer's shadow goes along when it and
+    every pointer argument have one (the dispatcher's default calls through it)."""
+    ctx = fp.ctx
+    if is_table_call(ctx, call):
+        _visit_table_call(fp, call)
+        return
+    if not isinstance(call, ir.CallInst):
+        raise fp.error(call, "No derivative found for an indirect invoke with active "
+                       "arguments")
+    fnptr = call.callee
+    through = fp.tangent(fnptr) is not None and all(
+        fp.tangent(a) is not None for a in call.args if a.type.is_pointer)
+    args = [fnptr, *call.args]
+
+    def make_config(d: ir.Function, open_default: bool) -> FnConfig:
+        config = callee_config(fp, d, args, bool(call.uses))
+        acts = (DiffeType.DUP if open_default else DiffeType.CONST, *config.arg_types[1:])
+        return replace(config, arg_types=acts)
+
+    loc = source_location_of(call, ctx.module)
+    where = f"at {loc} in {fp.config.function.name} (calling {value_ref(fnptr)})"
+    try:
+        d, open_default = dispatcher(ctx, call, through_shadow=through,
+                                     make_config=make_config, synthesize=ctx.get_or_create,
+                                     where=where)
+    except DifferentiationError as exc:
+        if exc.location is None:
+            exc.location = loc
+        raise
+    _visit_defined_call(fp, call, d, args, make_config(d, open_default))
+
+
+def _visit_table_call(fp: ForwardPass, call: ir.CallBase) -> None:
+    """A dispatcher's default case: the forward derivative read from the pointer's
+    shadow (checked to be a table first), called with the canonical activities."""
+    config = canonical_config(function_of_type(call.function_type), DerivativeMode.FORWARD,
+                              fp.width)
+    table = fp.tangent(call.callee)
+    assert table is not None
+    if isinstance(table, list):
+        table = table[0]
+    b = fp.b
+    b.position_before(call)
+    b.call(table_check(fp.ctx.module), [call.callee, table])
+    fwd = b.load(ir.ptr, table, name="'forward.fn")
+    values = with_tangents(fp, list(call.args), config, call.function_type.params)
+    emit_forward_call(fp, call, b.call(fwd, values, forward_signature(config)), config)
+
+
 def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Value],
                   result_used: bool) -> FnConfig:
     acts = []
@@ -425,9 +571,7 @@ def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Val
         else:
             acts.append(DiffeType.CONST)
     ret = callee.return_type
-    # aggregates with floats too: a reverse derivative's `{ double, ... }` of adjoints
-    carries = ret.is_pointer or has_float(ret)
-    ret_act = DiffeType.DUP if carries else DiffeType.CONST
+    ret_act = DiffeType.DUP if (has_float(ret) or holds_pointers(ret)) else DiffeType.CONST
     return FnConfig(
         function=callee,
         mode=DerivativeMode.FORWARD,

@@ -39,8 +39,12 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.config import TAPE_IN_BUFFER_KEY, DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
-from irgrad.ad.core.signatures import augmented_return_type
-from irgrad.ad.reverse.function import _signature, _synthesize
+from irgrad.ad.core.signatures import (
+    augmented_return_type,
+    returns_shadow,
+    reverse_signature,
+)
+from irgrad.ad.reverse.function import _synthesize
 from irgrad.analysis.known_functions import callee_name, is_free
 from irgrad.analysis.layout import alloc_size
 from irgrad.ir.builder import IRBuilder
@@ -58,7 +62,7 @@ def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Functi
     module: ir.Module = ctx.module
     aug_cfg = replace(config, mode=DerivativeMode.REVERSE_PRIMAL)
     rev_cfg = replace(config, mode=DerivativeMode.REVERSE_GRADIENT)
-    wft, names = _signature(aug_cfg)
+    wft, names = reverse_signature(aug_cfg)
     has_dret = config.return_type is DiffeType.OUT and not orig.return_type.is_void
     n_fwd = len(wft.params) - (1 if has_dret else 0)
     buffer = dict(config.extra).get(TAPE_IN_BUFFER_KEY, False)
@@ -66,7 +70,7 @@ def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Functi
     if buffer:
         aug_params, aug_names = [*aug_params, ir.ptr], [*aug_names, "tape.buffer"]
     aug = ir.Function(module.unique_name("augmented_" + orig.name),
-                      ir.FunctionType(augmented_return_type(orig), aug_params),
+                      ir.FunctionType(augmented_return_type(aug_cfg), aug_params),
                       "internal", aug_names)
     rev = ir.Function(module.unique_name("reverse_" + orig.name),
                       ir.FunctionType(wft.return_type, [*wft.params, ir.ptr]),
@@ -145,7 +149,10 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
             bld.ret(tape)
         else:
             agg = bld.insert_value(ir.UndefValue(aug.return_type), tape, [0])
-            bld.ret(bld.insert_value(agg, result, [1]))
+            agg = bld.insert_value(agg, result, [1])
+            if returns_shadow(gu.config):
+                agg = bld.insert_value(agg, _shadow_result(gu, orig_bb), [2])
+            bld.ret(agg)
     _remap(aug, dict(zip(work.args[:n_fwd], aug.args[:n_fwd], strict=True)))
     # -- the reverse: a new entry loads the tape, then the reverse blocks --------------
     entry = rev.append_basic_block("tape.in")
@@ -241,6 +248,21 @@ def _primal_result(gu: GradientUtils, orig_bb: ir.BasicBlock) -> ir.Value | None
     if not term.operands:
         return None
     return gu.primal(term.operands[0])
+
+
+def _shadow_result(gu: GradientUtils, orig_bb: ir.BasicBlock) -> ir.Value:
+    """The shadow of the returned pointer (the caller reads and writes derivatives
+    through it: Enzyme's shadow return)."""
+    term = orig_bb.terminator
+    assert term is not None and term.operands
+    v = term.operands[0]
+    if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.ConstantAggregateZero) \
+            or gu.is_shadowed(v):
+        return gu.invert_pointer(v, term)
+    raise gu.error("the caller needs the shadow of the returned pointer (it reads or writes "
+                   "derivatives through it), but the returned pointer does not point into "
+                   "differentiated memory here (it comes from an enzyme_const argument, a "
+                   "global or an inactive value)", term)
 
 
 def _libc(gu: GradientUtils, name: str, ret: ir.Type, params: list[ir.Type]) -> ir.Function:

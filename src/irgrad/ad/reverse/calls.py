@@ -4,14 +4,18 @@
   rule's partials;
 * memory intrinsics (memcpy/memmove/memset) and allocation functions: shadow memory;
 * calls to functions defined in the module: differentiated as calls, like Enzyme.
-  :func:`augment_calls` (run on the forward pass) replaces an active call to ``g`` by a
-  call to g's *augmented primal* (it runs g, fills g's shadows and returns g's result and
-  a tape); the reverse pass calls g's *reverse* with that tape (looked up like any forward
-  value, so it is kept on the caller's own tape inside loops). Both come from
-  ``ctx.get_or_create`` (:mod:`irgrad.ad.reverse.augmented`), so recursion works. When
-  re-running g is provably exact (:func:`irgrad.ad.call_effects.cheap_call_is_exact`: g
-  writes nothing outside its frame and what it reads cannot change before the reverse
-  pass) the plain call stays and the reverse pass calls g's combined gradient instead;
+  :func:`forward_call` (run on the forward pass, in program order, so that the shadow of
+  a returned pointer exists before its uses) replaces an active call to ``g`` by a call
+  to g's *augmented primal* (it runs g, fills g's shadows and returns g's result, a tape
+  and, for a pointer result the caller reads derivatives through, the result's shadow);
+  the reverse pass calls g's *reverse* with that tape (looked up like any forward value,
+  so it is kept on the caller's own tape inside loops). Both come from
+  ``ctx.augmented_pair`` (:mod:`irgrad.ad.reverse.augmented`), so recursion works. When
+  re-running g is provably exact (:func:`irgrad.ad.reverse.call_effects.cheap_call_is_exact`:
+  g writes nothing outside its frame and what it reads cannot change before the reverse
+  pass) and no shadow of its result is needed, the plain call stays and the reverse pass
+  calls g's combined gradient instead;
+* calls through function pointers: :mod:`irgrad.ad.reverse.indirect_calls`;
 * inactive calls (printf, ...) stay in the forward pass only;
 * calls to a function with a custom derivative (``__enzyme_register_gradient_*``, defined
   or only declared) always take the augmented path: the user's augmented forward pass
@@ -29,7 +33,18 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.diagnostics import located_at
+from irgrad.ad.core.signatures import gradient_signature
+from irgrad.ad.reverse.adjoints import zero_of
 from irgrad.ad.reverse.call_effects import cheap_call_is_exact
+from irgrad.ad.reverse.call_sites import (
+    AugmentedCall,
+    augmented_calls,
+    call_config,
+    emit_augmented,
+    is_active_call,
+    shadow_result_needed,
+)
+from irgrad.ad.reverse.indirect_calls import forward_indirect_call
 from irgrad.ad.reverse.instructions import apply_rule
 from irgrad.ad.reverse.memory import (
     reverse_allocation,
@@ -37,12 +52,13 @@ from irgrad.ad.reverse.memory import (
     reverse_memtransfer,
 )
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
-from irgrad.analysis.activity import has_float
 from irgrad.analysis.known_functions import (
+    allocator,
     callee_name,
     is_allocation,
     is_free,
     is_inactive_call,
+    is_shadow_mirrored,
     math_function_like,
 )
 from irgrad.ir.builder import IRBuilder
@@ -50,28 +66,109 @@ from irgrad.ir.builder import IRBuilder
 if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
 
+# intrinsics whose pointer result is their first argument, adjusted (the shadow is the
+# same call on the argument's shadow)
+_POINTER_INTRINSICS = ("llvm.ptrmask", "llvm.launder.invariant.group",
+                       "llvm.strip.invariant.group", "llvm.ssa.copy")
 
-def _is_active_call(gu: GradientUtils, call: ir.CallBase) -> bool:
-    if gu.is_varied(call):
-        return True
-    return any(gu.is_varied(a) or gu.is_shadowed(a) for a in call.args)
+
+# -- the forward pass --------------------------------------------------------------------
+def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
+    """The forward pass of one call that is not an allocation, a free or a memory
+    transfer (those are handled with the shadows)."""
+    if isinstance(call.callee, ir.InlineAsm):
+        return
+    name = callee_name(call)
+    if name is None:
+        if is_active_call(gu, call):
+            forward_indirect_call(gu, call)
+        return
+    if is_inactive_call(name):
+        return
+    fn = call.called_function
+    assert fn is not None
+    custom = gu.ctx.custom.has(fn)  # the user's custom derivative: always augmented
+    if not custom and (name.startswith("llvm.") or fn.is_declaration):
+        _forward_known_call(gu, call, name)
+        return
+    if not custom and math_function_like(name):  # its rule, in the reverse pass
+        return
+    if not is_active_call(gu, call):
+        return
+    config = call_config(gu, fn, call.args, call, DerivativeMode.REVERSE_PRIMAL)
+    if not custom and config.return_type is not DiffeType.DUP and \
+            cheap_call_is_exact(gu, call, fn):
+        return
+    if not isinstance(call, ir.CallInst):
+        raise gu.error(f"No derivative found for {fn.name}: an invoke of a function "
+                       "that writes or reads overwritten memory is not supported", call)
+    with located_at(call):
+        aug, rev = gu.ctx.augmented_pair(config)
+    emit_augmented(gu, call, AugmentedCall(config, call.args, rev), aug, aug.function_type)
 
 
+def _forward_known_call(gu: GradientUtils, call: ir.CallBase, name: str) -> None:
+    """An intrinsic or external function whose pointer result needs a shadow, or that
+    relinks a pointer structure (mirrored on the shadows)."""
+    if is_shadow_mirrored(name):
+        if is_active_call(gu, call):
+            _mirror_on_shadows(gu, call)
+        return
+    if not shadow_result_needed(gu, call):
+        return
+    if name.startswith(_POINTER_INTRINSICS) and call.args and gu.is_shadowed(call.args[0]):
+        fwd = gu.vmap[call]
+        assert isinstance(fwd, ir.Instruction)
+        b = IRBuilder()
+        b.position_after(fwd)
+        args = [gu.invert_pointer(call.args[0], call), *map(gu.primal, call.args[1:])]
+        s = b.call(call.callee, args, call.function_type, name=gu.fresh("s." + name[5:]))
+        gu.shadow[call] = s
+        gu.shadow_primal[s] = fwd
+        return
+    raise gu.error(f"No derivative found for {name}: it returns a pointer through which "
+                   "active data is read or written, and irgrad does not know the shadow of "
+                   "its result", call)
+
+
+def _mirror_on_shadows(gu: GradientUtils, call: ir.CallBase) -> None:
+    """The same call on the shadows of the pointer arguments (the shadow structure does
+    what the primal structure does); its result is the shadow of the call's."""
+    args: list[ir.Value] = []
+    for a in call.args:
+        if not a.type.is_pointer or isinstance(a, ir.ConstantPointerNull):
+            args.append(gu.primal(a))
+        elif gu.is_shadowed(a):
+            args.append(gu.invert_pointer(a, call))
+        else:
+            raise gu.error(f"{callee_name(call)} links memory that has a shadow with memory "
+                           "that has none (an enzyme_const or inactive structure)", call)
+    fwd = gu.vmap[call]
+    assert isinstance(fwd, ir.Instruction)
+    b = IRBuilder()
+    b.position_after(fwd)
+    s = b.call(call.callee, args, call.function_type,
+               name=None if call.type.is_void else gu.fresh("s.call"))
+    if call.type.is_pointer:
+        gu.shadow[call] = s
+        gu.shadow_primal[s] = fwd
+
+
+# -- the reverse pass ----------------------------------------------------------------------
 def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
     name = callee_name(call)
     if isinstance(call.callee, ir.InlineAsm):
-        if _is_active_call(gu, call):
+        if is_active_call(gu, call):
             raise gu.error("cannot differentiate inline assembly on an active value", call)
         return
+    rec = augmented_calls(gu).get(call)
+    if rec is not None:
+        reverse_augmented_call(gu, call, rec, b)
+        return
     if name is None:
-        if _is_active_call(gu, call):
+        if is_active_call(gu, call):  # (forward_call handled every active one)
             raise gu.error("No derivative found for an indirect call with active arguments",
                            call)
-        return
-    fn = call.called_function
-    if gu.ctx.custom.has(fn):  # the user's custom derivative
-        assert fn is not None
-        _reverse_defined_call(gu, call, fn, b)
         return
     if is_inactive_call(name):
         return
@@ -85,6 +182,8 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
         if isinstance(call, ir.CallInst):
             reverse_allocation(gu, call, b)
         return
+    if allocator(name) is not None:  # posix_memalign: shadowed in the forward pass
+        return
     if is_free(name):
         return
     if name.startswith("llvm.modf"):
@@ -94,6 +193,7 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
         return
     like = math_function_like(name)
     rule = lookup_intrinsic(name) if name.startswith("llvm.") else lookup_call(like or name)
+    fn = call.called_function
     if rule is not None and (like or name.startswith("llvm.") or fn is None
                              or fn.is_declaration):
         if gu.is_varied(call):
@@ -103,128 +203,57 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
             if rule.result_kind != "int":
                 apply_rule(gu, call, rule, list(call.args), d, b)
         return
-    if fn is not None and not fn.is_declaration:
-        _reverse_defined_call(gu, call, fn, b)
+    if name.startswith(_POINTER_INTRINSICS) or is_shadow_mirrored(name):
         return
-    if _is_active_call(gu, call):
+    if fn is not None and not fn.is_declaration:
+        _reverse_cheap_call(gu, call, fn, b)
+        return
+    if is_active_call(gu, call):
         raise gu.error(f"No derivative found for {name}", call)
 
 
-def _call_config(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
-                 mode: DerivativeMode) -> FnConfig:
-    arg_types: list[DiffeType] = []
-    for a in call.args:
-        if a.type.is_pointer and gu.is_shadowed(a):
-            arg_types.append(DiffeType.DUP)
-        elif has_float(a.type) and gu.is_varied(a) and not a.type.is_pointer:
-            arg_types.append(DiffeType.OUT)
-        else:
-            arg_types.append(DiffeType.CONST)
-    ret_active = gu.is_varied(call) and has_float(call.type)
-    return FnConfig(
-        function=fn,
-        mode=mode,
-        arg_types=tuple(arg_types),
-        return_type=DiffeType.OUT if ret_active else DiffeType.CONST,
-    )
+def reverse_augmented_call(gu: GradientUtils, call: ir.CallBase, rec: AugmentedCall,
+                           b: IRBuilder) -> None:
+    """``reverse(args, shadows, [d_result], tape)``; the adjoints it returns go to the
+    active scalar arguments."""
+    bb = call.parent
+    assert bb is not None and rec.tape is not None
+    args: list[ir.Value] = []
+    for a, dt in zip(rec.args, rec.config.arg_types, strict=True):
+        args.append(gu.lookup_primal(a, bb))
+        if dt is DiffeType.DUP:
+            args.append(gu.lookup_shadow(a, bb, call))
+    if rec.config.return_type is DiffeType.OUT:
+        ret_ty = rec.config.function.return_type
+        args.append(gu.diffe(call, b) if gu.is_varied(call) else zero_of(ret_ty))
+    args.append(gu.lookup(rec.tape, bb))
+    if rec.rev is not None:
+        result = b.call(rec.rev, args)
+    else:
+        assert rec.table is not None
+        table = gu.lookup_shadow(rec.table, bb, call)
+        slot = b.gep(ir.ptr, table, [ir.ConstantInt(ir.i64, 1)])
+        rev = b.load(ir.ptr, slot, name=gu.fresh("reverse.fn"))
+        result = b.call(rev, args, gradient_signature(rec.config))
+    _distribute(gu, rec.args, rec.config, result, b)
 
 
-def _call_tapes(gu: GradientUtils) -> dict[ir.CallBase, ir.Value]:
-    """Original call -> the forward value of its tape (for augmented calls)."""
-    tapes: dict[ir.CallBase, ir.Value] | None = getattr(gu, "call_tapes", None)
-    if tapes is None:
-        tapes = {}
-        gu.call_tapes = tapes  # type: ignore[attr-defined]
-    return tapes
+def _distribute(gu: GradientUtils, args: tuple[ir.Value, ...], config: FnConfig,
+                result: ir.Value, b: IRBuilder) -> None:
+    k = 0
+    for a, dt in zip(args, config.arg_types, strict=True):
+        if dt is DiffeType.OUT:
+            gu.add_to_diffe(a, b.extract_value(result, [k]), b)
+            k += 1
 
 
-def augment_calls(gu: GradientUtils) -> None:
-    """Forward pass: active calls to defined functions that cannot simply be re-run in
-    the reverse pass call the callee's augmented primal instead (result + tape)."""
-    if gu.config.mode is not DerivativeMode.REVERSE_COMBINED and hasattr(gu, "sunk_stores"):
-        # split mode: the forward pass ends when the augmented primal returns, so no
-        # store may be sunk into the reverse pass (loads are never recomputed either:
-        # GradientUtils.load_is_stable)
-        gu.sunk_stores = []
-    tapes = _call_tapes(gu)
-    for bb in gu.orig.blocks:
-        if bb not in gu.reachable:
-            continue
-        for inst in list(bb.instructions):
-            if not isinstance(inst, ir.CallBase):
-                continue
-            fn = inst.called_function
-            custom = gu.ctx.custom.has(fn)
-            if fn is None or not (custom or _differentiated_body(fn)):
-                continue
-            if not _is_active_call(gu, inst):
-                continue
-            _check_pointer_result(gu, inst, fn)
-            if not custom and cheap_call_is_exact(gu, inst, fn):
-                continue
-            if not isinstance(inst, ir.CallInst):
-                raise gu.error(f"No derivative found for {fn.name}: an invoke of a function "
-                               "that writes or reads overwritten memory is not supported",
-                               inst)
-            config = _call_config(gu, inst, fn, DerivativeMode.REVERSE_PRIMAL)
-            with located_at(inst):
-                aug, _ = gu.ctx.augmented_pair(config)
-            fwd = gu.vmap[inst]
-            assert isinstance(fwd, ir.Instruction)
-            b = IRBuilder(position=fwd)
-            args: list[ir.Value] = []
-            for a, dt in zip(inst.args, config.arg_types, strict=True):
-                args.append(gu.primal(a))
-                if dt is DiffeType.DUP:
-                    args.append(gu.invert_pointer(a, inst))
-            res = b.call(aug, args, name=gu.fresh("aug." + fn.name))
-            if fn.return_type.is_void:
-                tape: ir.Value = res
-            else:
-                tape = b.extract_value(res, [0], name=gu.fresh("tape." + fn.name))
-                primal = b.extract_value(res, [1], name=gu.fresh(fwd.name or "call"))
-                fwd.replace_all_uses_with(primal)
-                gu.vmap[inst] = primal
-                gu.orig_of_new[primal] = inst
-            gu.orig_of_new.pop(fwd, None)
-            fwd.erase_from_parent()
-            tapes[inst] = tape
-
-
-def _differentiated_body(fn: ir.Function) -> bool:
-    """A call of ``fn`` is differentiated through its body (not by a table entry)."""
-    name = fn.name
-    return not (fn.is_declaration or name.startswith("llvm.") or is_inactive_call(name)
-                or is_allocation(name) or is_free(name) or math_function_like(name))
-
-
-def _check_pointer_result(gu: GradientUtils, call: ir.CallBase, fn: ir.Function) -> None:
-    """A returned pointer through which floating-point data is read or written would need
-    a shadow of the result (Enzyme's shadow return): not supported yet, so an error
-    instead of a zero derivative."""
-    if not call.type.is_pointer or not any(gu.is_shadowed(a) for a in call.args):
+def _reverse_cheap_call(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
+                        b: IRBuilder) -> None:
+    """A call the forward pass kept: the reverse pass runs g's combined gradient."""
+    if not is_active_call(gu, call):
         return
-    seen: set[ir.Value] = {call}
-    work: list[ir.Value] = [call]
-    while work:
-        v = work.pop()
-        for u in v.users:
-            bad = (isinstance(u, ir.LoadInst) and u.pointer is v and has_float(u.type)) or (
-                isinstance(u, ir.StoreInst) and u.pointer is v and has_float(u.value.type))
-            if isinstance(u, ir.Instruction) and u.type.is_pointer and u not in seen \
-                    and u.opcode in ("getelementptr", "bitcast", "phi", "select"):
-                seen.add(u)
-                work.append(u)
-            if bad:
-                raise gu.error(f"No derivative found for {fn.name}: it returns a pointer "
-                               "through which active data is accessed (shadow return values "
-                               "are not supported yet)", call)
-
-
-def _reverse_augmented_call(gu: GradientUtils, call: ir.CallInst, fn: ir.Function,
-                            tape: ir.Value, b: IRBuilder) -> None:
-    config = _call_config(gu, call, fn, DerivativeMode.REVERSE_PRIMAL)
-    _, rev = gu.ctx.augmented_pair(config)
+    config = call_config(gu, fn, call.args, call, DerivativeMode.REVERSE_COMBINED)
+    diffe_fn = gu.ctx.get_or_create(config)
     bb = call.parent
     assert bb is not None
     args: list[ir.Value] = []
@@ -234,40 +263,5 @@ def _reverse_augmented_call(gu: GradientUtils, call: ir.CallInst, fn: ir.Functio
             args.append(gu.lookup_shadow(a, bb, call))
     if config.return_type is DiffeType.OUT:
         args.append(gu.diffe(call, b))
-    args.append(gu.lookup(tape, bb))
-    result = b.call(rev, args)
-    k = 0
-    for a, dt in zip(call.args, config.arg_types, strict=True):
-        if dt is DiffeType.OUT:
-            gu.add_to_diffe(a, b.extract_value(result, [k]), b)
-            k += 1
-
-
-def _reverse_defined_call(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
-                          b: IRBuilder) -> None:
-    if not _is_active_call(gu, call):
-        return
-    tape = _call_tapes(gu).get(call)
-    if tape is not None:
-        assert isinstance(call, ir.CallInst)
-        _reverse_augmented_call(gu, call, fn, tape, b)
-        return
-    config = _call_config(gu, call, fn, DerivativeMode.REVERSE_COMBINED)
-    arg_types = config.arg_types
-    ret_active = config.return_type is DiffeType.OUT
-    diffe_fn = gu.ctx.get_or_create(config)
-    bb = call.parent
-    assert bb is not None
-    args: list[ir.Value] = []
-    for a, dt in zip(call.args, arg_types, strict=True):
-        args.append(gu.lookup_primal(a, bb))
-        if dt is DiffeType.DUP:
-            args.append(gu.lookup_shadow(a, bb, call))
-    if ret_active:
-        args.append(gu.diffe(call, b))
     result = b.call(diffe_fn, args)
-    k = 0
-    for a, dt in zip(call.args, arg_types, strict=True):
-        if dt is DiffeType.OUT:
-            gu.add_to_diffe(a, b.extract_value(result, [k]), b)
-            k += 1
+    _distribute(gu, call.args, config, result, b)

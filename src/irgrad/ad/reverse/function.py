@@ -23,14 +23,21 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.config import DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.internal_shadows import (
+    acquire_internal_shadow,
+    internal_shadow_params,
+    release_internal_shadow,
+)
 from irgrad.ad.core.signatures import reverse_signature
 from irgrad.ad.reverse.branches import BranchIndex, branch_index
-from irgrad.ad.reverse.calls import augment_calls, reverse_call
+from irgrad.ad.reverse.call_sites import prepare_calls
+from irgrad.ad.reverse.calls import forward_call, reverse_call
 from irgrad.ad.reverse.gradient_utils import GradientUtils
 from irgrad.ad.reverse.instructions import reverse_value_instruction
 from irgrad.ad.reverse.memory import (
     create_shadow,
     forward_memtransfer,
+    forward_out_allocation,
     forward_store_shadow,
     reverse_load,
     reverse_store,
@@ -38,7 +45,7 @@ from irgrad.ad.reverse.memory import (
 )
 from irgrad.ad.reverse.sunk_stores import sink_stores
 from irgrad.analysis.activity import has_float
-from irgrad.analysis.known_functions import callee_name
+from irgrad.analysis.known_functions import allocator, callee_name, is_allocation
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.cfg import reverse_postorder
 from irgrad.ir.clone import clone_with_operands
@@ -49,15 +56,11 @@ if TYPE_CHECKING:
 
 ENTRY_MARKER = "llvm.donothing"
 
-
-_signature = reverse_signature  # see irgrad.ad.core.signatures
-
-
 def create_primal_and_gradient(ctx: DerivativeContext, config: FnConfig) -> ir.Function:
     """Synthesize ``diffe_<f>`` for ``config`` (mode REVERSE_COMBINED) in ``ctx.module``."""
     orig = config.function
     module: ir.Module = ctx.module
-    ft, names = _signature(config)
+    ft, names = reverse_signature(config)
     new = ir.Function(module.unique_name("diffe_" + orig.name), ft, "internal", names)
     module.add_function(new)
     register = getattr(ctx, "register", None)
@@ -90,8 +93,9 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
     if config.return_type is DiffeType.OUT and not orig.return_type.is_void:
         differeturn = new.args[k]
     _clone_body(gu)
-    _forward_shadows(gu)
-    augment_calls(gu)  # calls that need their callee's augmented primal (reverse_calls.py)
+    _internal_shadows(gu)
+    prepare_calls(gu)
+    _forward_shadows(gu)  # with the calls that need their callee's augmented primal
     _reverse_pass(gu, differeturn)
     _drop_lifetime_markers(gu.new)
     if gu.tape is not None:
@@ -103,6 +107,19 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
     if callee is not None and not callee.uses:  # no other synthesis in progress uses it
         gu.module.remove_function(callee)
     return gu  # split mode (augmented.py) cuts the finished function in two
+
+
+def _internal_shadows(gu: GradientUtils) -> None:
+    """Zeroed shadows of the enzyme_const arguments that derivatives flow through
+    (runtime activity), released when the reverse pass ends."""
+    for k in internal_shadow_params(gu.config):
+        arg = gu.orig.args[k]
+        s = acquire_internal_shadow(gu.entry_builder(), gu.module,
+                                    gu.fresh("s." + (arg.name or "arg")))
+        gu.shadow[arg] = s
+        gu.shadow_primal[s] = gu.vmap[arg]
+        gu.deferred_frees.append(
+            lambda b, s=s: release_internal_shadow(b, gu.module, s))  # type: ignore[misc]
 
 
 def _drop_lifetime_markers(fn: ir.Function) -> None:
@@ -154,21 +171,37 @@ def _forward_shadows(gu: GradientUtils) -> None:
         if bb not in gu.reachable:
             continue
         for inst in list(bb.instructions):
+            if isinstance(inst, ir.CallBase):
+                _forward_call(gu, inst)
+                continue
             if inst in gu.activity.shadowed:
                 s = create_shadow(gu, inst)
                 if isinstance(inst, ir.PHINode) and isinstance(s, ir.PHINode):
                     pending_phis.append((inst, s))
             if isinstance(inst, ir.StoreInst):
                 forward_store_shadow(gu, inst)
-            elif isinstance(inst, ir.CallInst) and should_drop_forward_free(gu, inst):
-                gu.vmap[inst].erase_from_parent()  # type: ignore[union-attr]
-            elif isinstance(inst, ir.CallInst) and (callee_name(inst) or "").startswith(
-                    ("llvm.memcpy", "llvm.memmove")):
-                forward_memtransfer(gu, inst)
     for orig_phi, sphi in pending_phis:
         for v, blk in orig_phi.incoming:
             sv = gu.invert_pointer(v, orig_phi) if v.type.is_pointer else v
             sphi.add_incoming(sv, gu.vmap[blk])  # type: ignore[arg-type]
+
+
+def _forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
+    """Allocations get their shadow, frees of the function's own memory move to the
+    reverse pass, copies of pointers copy their shadows; other calls go to calls.py."""
+    name = callee_name(call)
+    if is_allocation(name):
+        if call in gu.activity.shadowed:
+            create_shadow(gu, call)
+    elif allocator(name) is not None:  # posix_memalign: the memory comes back through *p
+        forward_out_allocation(gu, call)
+    elif isinstance(call, ir.CallInst) and should_drop_forward_free(gu, call):
+        gu.vmap[call].erase_from_parent()  # type: ignore[union-attr]
+    elif isinstance(call, ir.CallInst) and (name or "").startswith(
+            ("llvm.memcpy", "llvm.memmove")):
+        forward_memtransfer(gu, call)
+    else:
+        forward_call(gu, call)
 
 
 # -- reverse pass --------------------------------------------------------------------------

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from irgrad import ir
 from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, FnConfig
 from irgrad.ad.core.context import DerivativeContext
-from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.diagnostics import no_shadow_message, source_location_of
+from irgrad.ad.core.function_shadows import shadow_of_constant
+from irgrad.ad.core.internal_shadows import internal_shadow_params
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero
 from irgrad.ad.reverse.loops import LoopCounters
 from irgrad.ad.reverse.sunk_stores import sinkable_stores
@@ -67,9 +69,10 @@ class GradientUtils:
         self.orig = config.function
         self.new = new_fn
         self.module: ir.Module = ctx.module
+        internal = internal_shadow_params(config)  # enzyme_const, shadowed inside
         self.activity = ActivityAnalysis.for_arguments(
-            self.orig, [t.is_active for t in config.arg_types], policy=REVERSE_POLICY,
-            return_active=config.return_type.is_active)
+            self.orig, [t.is_active or k in internal for k, t in enumerate(config.arg_types)],
+            policy=REVERSE_POLICY, return_active=config.return_type.is_active)
         self.memory_writes = MemoryWrites(self.orig)
         self.vmap: dict[ir.Value, ir.Value] = {}
         self.orig_of_new: dict[ir.Value, ir.Value] = {}
@@ -163,15 +166,26 @@ class GradientUtils:
         s = self.shadow.get(v)
         if s is not None:
             return s
-        if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.PoisonValue):
+        if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.PoisonValue
+                      | ir.ConstantAggregateZero) or _null_aggregate(v):
             return v
         if isinstance(v, ir.GetElementPtrInst) and isinstance(v.pointer, ir.ConstantPointerNull):
             return self.primal(v)  # null + n (an empty std::vector's end): as null, itself
+        if isinstance(v, ir.Constant):
+            s = shadow_of_constant(self.ctx, v, self.config.mode)
+            if s is not None:  # a function's table of derivatives, a vtable's shadow
+                self.shadow[v] = s
+                return s
         if isinstance(v, ir.GlobalVariable):
             raise self.error(
                 f"active memory in global @{v.name} has no shadow (a derivative stored in a "
                 "global would be lost)", inst)
-        raise self.error(f"no shadow for pointer {v!r}", inst)
+        # the instruction that needs the shadow, or the pointer itself when that one
+        # has no source line (a phi)
+        where = inst
+        if isinstance(v, ir.Instruction) and (where is None or where.debug_loc is None):
+            where = v
+        raise self.error(no_shadow_message(v), where)
 
     def is_reverse_value(self, v: ir.Instruction) -> bool:
         return v.parent in self.rev_blocks
@@ -298,6 +312,15 @@ class GradientUtils:
             ir.ConstantInt(ir.i32, k) for k in indices])
         old = b.load(dv.type, p)
         b.store(add_values(b, old, dv), p)
+
+
+def _null_aggregate(v: ir.Value) -> bool:
+    """A constant aggregate whose pointers are all null or undefined (its own shadow)."""
+    if not isinstance(v, ir.ConstantAggregate):
+        return False
+    return all(_null_aggregate(e) or (not e.type.is_pointer and not isinstance(
+        e, ir.ConstantAggregate)) or isinstance(e, ir.ConstantPointerNull | ir.UndefValue)
+        for e in v.elements)
 
 
 def _inst_text(inst: ir.Instruction) -> str:

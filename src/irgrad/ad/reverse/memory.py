@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
+from irgrad.ad.core.function_shadows import constant_has_shadow
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero, zero_of
-from irgrad.analysis.activity import alloca_may_hold, has_float
+from irgrad.analysis.activity import alloca_may_hold, has_float, holds_pointers
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
@@ -78,6 +79,20 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
         assert isinstance(inst, ir.LoadInst)
         sp = gu.invert_pointer(inst.pointer, inst)
         return _record(gu, inst, b.load(inst.type, sp, inst.align, name=name))
+    if op == "extractvalue":  # a pointer out of an aggregate that holds shadows
+        agg = gu.invert_pointer(inst.operands[0], inst)
+        s = clone_with_operands(inst, [agg])
+        s.name = name
+        b.insert(s)
+        return _record(gu, inst, s)
+    if op == "insertvalue":
+        agg, elem = inst.operands[0], inst.operands[1]
+        sagg = gu.invert_pointer(agg, inst) if _has_shadow(gu, agg) else gu.primal(agg)
+        selem = gu.invert_pointer(elem, inst) if holds_pointers(elem.type) else gu.primal(elem)
+        s = clone_with_operands(inst, [sagg, selem])
+        s.name = name
+        b.insert(s)
+        return _record(gu, inst, s)
     if op == "alloca":
         assert isinstance(inst, ir.AllocaInst)
         count = gu.primal(inst.count) if inst.count is not None else None
@@ -91,6 +106,11 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
     if isinstance(inst, ir.CallInst):
         return _record(gu, inst, _shadow_allocation(gu, inst, b, name))
     raise gu.error(f"cannot create a shadow for `{op}`", inst)
+
+
+def _has_shadow(gu: GradientUtils, v: ir.Value) -> bool:
+    """An aggregate operand that holds shadows (else only constants: undef, zero)."""
+    return not isinstance(v, ir.UndefValue | ir.ConstantAggregateZero)
 
 
 def _shadow_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder,
@@ -109,10 +129,26 @@ def _shadow_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder,
     return s
 
 
+def forward_out_allocation(gu: GradientUtils, call: ir.CallBase) -> None:
+    """``posix_memalign(&p, align, n)``: when ``p`` is shadowed memory, the same call puts
+    a zeroed shadow block of the same size and alignment into ``p``'s shadow."""
+    alloc = allocator(callee_name(call))
+    assert alloc is not None and alloc.out_arg is not None
+    out = call.args[alloc.out_arg]
+    if not gu.is_shadowed(out):
+        return
+    b = _fwd_builder_after(gu, call)
+    args = [gu.primal(a) for a in call.args]
+    args[alloc.out_arg] = gu.invert_pointer(out, call)
+    b.call(call.callee, args, call.function_type)
+    shadow = b.load(ir.ptr, args[alloc.out_arg], name=gu.fresh("s.memalign"))
+    b.memset(shadow, 0, allocation_bytes(b, alloc, [gu.primal(a) for a in call.args]))
+
+
 def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
     """A pointer stored into shadowed memory: store its shadow into the shadow memory."""
     v = store.value
-    if not v.type.is_pointer or not gu.is_shadowed(store.pointer):
+    if not holds_pointers(v.type) or not gu.is_shadowed(store.pointer):
         base = underlying_object(store.pointer)
         if (has_float(v.type) and gu.is_varied(v) and not gu.is_shadowed(store.pointer)
                 and not is_inactive_global(getattr(base, "name", None))):
@@ -122,7 +158,8 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
                            store)
         _check_bytewise_copy(gu, store)
         return
-    if not (gu.is_shadowed(v) or isinstance(v, ir.ConstantPointerNull)):
+    if not (gu.is_shadowed(v) or isinstance(v, ir.ConstantPointerNull)
+            or constant_has_shadow(v)):
         # (a local that only ever receives inactive values, like unoptimized IR's
         # %k.addr of an enzyme_const pointer, hands out no shadow: harmless)
         if not isinstance(v, ir.Constant) and alloca_may_hold(store.pointer,
@@ -171,9 +208,11 @@ def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
     """``q = realloc(p, n)`` copied p's data into q: ``dp[0:k] += dq[0:k]``; free dq."""
     bb = call.parent
     assert bb is not None
+    alloc = allocator(callee_name(call))
+    assert alloc is not None
     old = gu.lookup_shadow(call.args[0], bb, call)
     new = gu.lookup_shadow(call, bb, call)
-    n = gu.lookup_primal(call.args[1], bb)
+    n = allocation_bytes(b, alloc, [gu.lookup_primal(a, bb) for a in call.args])
     usable = gu.libc("malloc_usable_size", ir.FunctionType(_I64, [ir.ptr]))
     k = b.call(usable, [old])
     umin = gu.module.get_or_insert_function("llvm.umin.i64", ir.FunctionType(_I64, [_I64, _I64]))

@@ -1,0 +1,178 @@
+"""Call sites in reverse mode: the activities a call passes to its callee's derivative,
+and the forward half of a differentiated call (the augmented primal's result, tape and
+shadow of the result taken apart), shared by direct and indirect calls
+(:mod:`irgrad.ad.reverse.calls`, :mod:`irgrad.ad.reverse.indirect_calls`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.signatures import returns_shadow
+from irgrad.analysis.activity import has_float, holds_pointers
+from irgrad.analysis.known_functions import callee_name, is_free, is_inactive_call
+from irgrad.ir.builder import IRBuilder
+from irgrad.ir.printer import value_ref
+
+if TYPE_CHECKING:
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
+
+_DERIVED = ("getelementptr", "bitcast", "addrspacecast", "phi", "select", "freeze",
+            "extractvalue", "insertvalue")
+
+
+@dataclass
+class AugmentedCall:
+    """A call whose forward pass called an augmented primal; the reverse pass calls the
+    matching reverse with the tape.
+
+    ``args``: the original values passed, in the derivative's order (a dispatcher takes
+    the function pointer first); ``rev``: the reverse function, or None when it is read
+    from the shadow of the function pointer ``table`` (``{augmented, reverse}``)."""
+
+    config: FnConfig
+    args: tuple[ir.Value, ...]
+    rev: ir.Function | None
+    tape: ir.Value | None = None
+    table: ir.Value | None = None
+
+
+def augmented_calls(gu: GradientUtils) -> dict[ir.CallBase, AugmentedCall]:
+    """Original call -> how its reverse is made (for the augmented calls)."""
+    calls: dict[ir.CallBase, AugmentedCall] | None = getattr(gu, "augmented_calls", None)
+    if calls is None:
+        calls = {}
+        gu.augmented_calls = calls  # type: ignore[attr-defined]
+    return calls
+
+
+def is_active_call(gu: GradientUtils, call: ir.CallBase) -> bool:
+    if gu.is_varied(call) or gu.is_shadowed(call):
+        return True
+    return any(gu.is_varied(a) or gu.is_shadowed(a) for a in call.args)
+
+
+def prepare_calls(gu: GradientUtils) -> None:
+    """Before the forward pass: in split mode no store is sunk into the reverse pass (the
+    forward pass ends when the augmented primal returns; loads are never recomputed
+    either: GradientUtils.load_is_stable)."""
+    if gu.config.mode is not DerivativeMode.REVERSE_COMBINED and hasattr(gu, "sunk_stores"):
+        gu.sunk_stores = []
+
+
+def shadow_result_needed(gu: GradientUtils, call: ir.CallBase) -> bool:
+    """Whether the shadow of the pointer ``call`` returns is needed: something reads or
+    writes through it (or a pointer derived from it), stores it into active memory,
+    passes it to a call or returns it with its shadow."""
+    if not (holds_pointers(call.type) and gu.is_shadowed(call)):
+        return False
+    seen: set[ir.Value] = {call}
+    work: list[ir.Value] = [call]
+    while work:
+        v = work.pop()
+        for use in v.uses:
+            u = use.user
+            if isinstance(u, ir.Instruction) and u.opcode in _DERIVED \
+                    and holds_pointers(u.type):
+                if u not in seen:
+                    seen.add(u)
+                    work.append(u)
+                continue
+            if isinstance(u, ir.CmpInst) or (isinstance(u, ir.CastInst)
+                                             and u.opcode == "ptrtoint"):
+                continue
+            if isinstance(u, ir.CallBase):
+                name = callee_name(u)
+                if is_inactive_call(name) or is_free(name):
+                    continue
+                return True
+            if isinstance(u, ir.ReturnInst):
+                if returns_shadow(gu.config):
+                    return True
+                continue
+            return True
+    return False
+
+
+def call_config(gu: GradientUtils, fn: ir.Function, args: tuple[ir.Value, ...],
+                call: ir.CallBase, mode: DerivativeMode,
+                fixed: dict[int, DiffeType] | None = None) -> FnConfig:
+    """The activities of ``fn``'s arguments at ``call``: shadowed pointers DUP, varied
+    floating-point values OUT, the rest CONST (``fixed`` overrides by position); the
+    result OUT when varied, DUP when it is a pointer whose shadow is needed."""
+    arg_types: list[DiffeType] = []
+    for k, a in enumerate(args):
+        if fixed and k in fixed:
+            arg_types.append(fixed[k])
+        elif a.type.is_pointer and gu.is_shadowed(a):
+            arg_types.append(DiffeType.DUP)
+        elif has_float(a.type) and gu.is_varied(a) and not a.type.is_pointer:
+            arg_types.append(DiffeType.OUT)
+        else:
+            arg_types.append(DiffeType.CONST)
+    if gu.is_varied(call) and has_float(call.type):
+        ret = DiffeType.OUT
+    elif shadow_result_needed(gu, call):
+        ret = DiffeType.DUP
+    else:
+        ret = DiffeType.CONST
+    return FnConfig(function=fn, mode=mode, arg_types=tuple(arg_types), return_type=ret)
+
+
+
+def emit_augmented(gu: GradientUtils, call: ir.CallBase, rec: AugmentedCall,
+                   callee: ir.Value, ftype: ir.FunctionType) -> None:
+    """Replace the forward clone of ``call`` by a call of the augmented primal ``callee``
+    (result, tape and shadow of the result taken apart); record ``rec`` for the reverse."""
+    fwd = gu.vmap[call]
+    assert isinstance(fwd, ir.Instruction)
+    b = IRBuilder(position=fwd)
+    b.debug_loc = fwd.debug_loc
+    args: list[ir.Value] = []
+    for a, dt in zip(rec.args, rec.config.arg_types, strict=True):
+        args.append(gu.primal(a))
+        if dt is DiffeType.DUP:
+            args.append(gu.invert_pointer(a, call))
+    label = call.called_function.name if call.called_function is not None else "indirect"
+    res = b.call(callee, args, ftype, name=gu.fresh("aug." + label))
+    if rec.config.function.return_type.is_void:
+        tape: ir.Value = res
+    else:
+        tape = b.extract_value(res, [0], name=gu.fresh("tape." + label))
+        primal = b.extract_value(res, [1], name=gu.fresh(fwd.name or "call"))
+        fwd.replace_all_uses_with(primal)
+        gu.vmap[call] = primal
+        gu.orig_of_new[primal] = call
+        if returns_shadow(rec.config):
+            shadow = b.extract_value(res, [2], name=gu.fresh("s." + (fwd.name or "call")))
+            gu.shadow[call] = shadow
+            gu.shadow_primal[shadow] = primal
+    gu.orig_of_new.pop(fwd, None)
+    if gu.entry_marker is fwd:
+        gu.entry_marker = res
+    fwd.erase_from_parent()
+    rec.tape = tape
+    augmented_calls(gu)[call] = rec
+
+
+
+
+def describe_call(gu: GradientUtils, call: ir.CallBase) -> str:
+    """``at file:line in function f`` for run-time messages about ``call``."""
+    loc = source_location_of(call, gu.module)
+    return f"at {loc} in {gu.orig.name} (calling {value_ref(call.callee)})"
+
+
+__all__ = [
+    "AugmentedCall",
+    "augmented_calls",
+    "call_config",
+    "describe_call",
+    "emit_augmented",
+    "is_active_call",
+    "prepare_calls",
+    "shadow_result_needed",
+]
