@@ -310,12 +310,8 @@ def _generalizations(path: Path) -> tuple[Path, ...]:
 
 
 def _covers(general: Path, specific: Path) -> bool:
-    if len(general) != len(specific):
-        return False
-    for a, b in zip(general, specific, strict=True):
-        if a != b and a != -1:
-            return False
-    return True
+    return len(general) == len(specific) and all(
+        a in (b, -1) for a, b in zip(general, specific, strict=True))
 
 
 def tree_of_type(t: Type, sizes: Iterable[tuple[int, Type]] | None = None) -> TypeTree:
