@@ -99,8 +99,14 @@ def _call_config(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
             arg_types.append(DiffeType.DUP)
         elif has_float(a.type) and gu.is_varied(a) and not a.type.is_pointer:
             arg_types.append(DiffeType.OUT)
+        elif gu.is_varied(a) and not a.type.is_pointer:
+            raise gu.error(f"No derivative found for {fn.name}: an active floating-point "
+                           "value is passed to it as an integer (not supported)", call)
         else:
             arg_types.append(DiffeType.CONST)
+    if gu.is_varied(call) and not has_float(call.type):
+        raise gu.error(f"No derivative found for {fn.name}: it returns an active "
+                       "floating-point value as an integer (not supported)", call)
     ret_active = gu.is_varied(call) and has_float(call.type)
     return FnConfig(
         function=fn,
@@ -135,7 +141,8 @@ def augment_calls(gu: GradientUtils) -> None:
             if not isinstance(inst, ir.CallBase):
                 continue
             fn = inst.called_function
-            if fn is None or fn.is_declaration or fn.name.startswith("llvm."):
+            if (fn is None or fn.is_declaration or fn.name.startswith("llvm.")
+                    or is_inactive_call(fn.name)):
                 continue
             if not _is_active_call(gu, inst):
                 continue
