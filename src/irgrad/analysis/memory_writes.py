@@ -5,6 +5,7 @@ before it recomputes a load instead of caching it (``may_be_overwritten``).
 from __future__ import annotations
 
 from irgrad import ir
+from irgrad.analysis.frees import guaranteed_free_of
 from irgrad.analysis.known_functions import (
     callee_name,
     is_allocation,
@@ -47,9 +48,11 @@ def written_object(inst: ir.Instruction) -> object:
     if is_ignored_intrinsic(name) or is_allocation(name):
         return _NO_WRITE
     if is_free(name) and inst.args:
+        if guaranteed_free_of(inst) is not None:
+            return _NO_WRITE  # moved into the reverse pass, after every read
         base = underlying_object(inst.args[0])
-        if isinstance(base, ir.CallInst) and is_allocation(callee_name(base)):
-            return _NO_WRITE  # the function's own allocation: freed after the reverse pass
+        if base is None or isinstance(base, ir.LoadInst | ir.CallBase):
+            return None  # a pointer read from memory may be any allocation's
         return base
     if is_memory_transfer(name) or is_memset(name):
         return underlying_object(inst.args[0])

@@ -25,6 +25,7 @@ from irgrad.ad.core.config import DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.reverse.branches import BranchIndex, branch_index
 from irgrad.ad.reverse.calls import augment_calls, reverse_call
+from irgrad.ad.reverse.dynamic_allocas import heapify_dynamic_allocas, reverse_heap_alloca
 from irgrad.ad.reverse.gradient_utils import GradientUtils
 from irgrad.ad.reverse.instructions import reverse_value_instruction
 from irgrad.ad.reverse.memory import (
@@ -103,6 +104,7 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
     if config.return_type is DiffeType.OUT and not orig.return_type.is_void:
         differeturn = new.args[k]
     _clone_body(gu)
+    heapify_dynamic_allocas(gu)  # VLAs outlive their scope: the reverse pass reads them
     _forward_shadows(gu)
     augment_calls(gu)  # calls that need their callee's augmented primal (reverse_calls.py)
     _reverse_pass(gu, differeturn)
@@ -252,6 +254,9 @@ def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) 
         reverse_store(gu, inst, b)
     elif isinstance(inst, ir.CallBase):
         reverse_call(gu, inst, b)
+    elif isinstance(inst, ir.AllocaInst):
+        if inst in gu.heap_allocas:
+            reverse_heap_alloca(gu, inst, b)
     elif isinstance(inst, ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
         if gu.is_shadowed(inst.pointer) and has_float(inst.type):
             raise gu.error("atomic read-modify-write of active memory is not supported", inst)
@@ -262,7 +267,9 @@ def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) 
 
 
 def _check_integer_use_of_active(gu: GradientUtils, inst: ir.Instruction) -> None:
-    """Float bit tricks (bitcast to an integer, integer ops) on an active value are errors."""
+    """Float bit tricks (bitcast to an integer, integer ops) on an active value are errors:
+    an integer operation on the bits of an active float (``bits >> 1``) whose result
+    carries no derivative would drop it."""
     if (isinstance(inst, ir.CastInst) and inst.opcode == "bitcast"
             and gu.is_varied(inst.value) and not has_float(inst.type)):
         for u in inst.users:
@@ -270,6 +277,16 @@ def _check_integer_use_of_active(gu: GradientUtils, inst: ir.Instruction) -> Non
                 raise gu.error(
                     "integer operation on an active floating-point value (its bits are "
                     "reinterpreted as an integer)", u)
+    if isinstance(inst, ir.BinaryOperator) or (
+            isinstance(inst, ir.CastInst) and inst.opcode in _INTEGER_CASTS):
+        for op in inst.operands:
+            if gu.is_varied(op) and not has_float(op.type) and gu.adjoint_type(op) is not None:
+                raise gu.error(
+                    "integer operation on an active floating-point value (its bits are "
+                    "reinterpreted as an integer)", inst)
+
+
+_INTEGER_CASTS = ("trunc", "zext", "sext", "sitofp", "uitofp", "inttoptr")
 
 
 def _reverse_terminator(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder,
