@@ -41,6 +41,7 @@ from irgrad.analysis.known_functions import (
     is_fresh_allocation,
     is_ignored_intrinsic,
     is_inactive_call,
+    is_inactive_function,
     is_math_function,
     is_memory_transfer,
     is_memset,
@@ -172,7 +173,7 @@ class ActivityAnalysis:
     def _pointer_active(self, inst: ir.Instruction) -> bool:
         op = inst.opcode
         if op == "alloca":
-            return True
+            return not library_only_local(inst)
         if op in _POINTER_DERIVED:
             return inst.operands[0] in self.shadowed
         if op == "phi":
@@ -360,6 +361,67 @@ def local_writes(local: ir.Value) -> list[ir.Instruction] | None:
     return writes
 
 
+def library_only_local(alloca: ir.Instruction) -> bool:
+    """A local object that only library functions without derivatives touch -- a
+    ``std::ostringstream``, a ``std::string`` -- gets no shadow: its address goes only to
+    such calls (:func:`irgrad.analysis.known_functions.is_inactive_call`), lifetime
+    markers, comparisons, loads, and stores of non-floating-point values that come from
+    constants, globals, the object itself or such calls (vtable pointers, its own
+    buffer)."""
+    family: set[ir.Value] = {alloca}
+    work: list[ir.Value] = [alloca]
+    stores: list[ir.StoreInst] = []
+    used_by_library = False
+    while work:
+        p = work.pop()
+        for use in p.uses:
+            u = use.user
+            if isinstance(u, ir.GetElementPtrInst | ir.CastInst) and u.opcode in (
+                    "getelementptr", "bitcast", "addrspacecast"):
+                if u not in family:
+                    family.add(u)
+                    work.append(u)
+            elif isinstance(u, ir.LoadInst | ir.CmpInst) or (
+                    isinstance(u, ir.CastInst) and u.opcode == "ptrtoint"):
+                continue
+            elif isinstance(u, ir.StoreInst) and use.index == 1:
+                stores.append(u)
+            elif isinstance(u, ir.CallBase):
+                name = callee_name(u)
+                if is_ignored_intrinsic(name) or is_memset(name):
+                    continue
+                if not is_inactive_function(name):
+                    return False
+                used_by_library = True
+            else:
+                return False
+    if not used_by_library:
+        return False
+    for st in stores:
+        v = st.value
+        if has_float(v.type):
+            return False
+        if v.type.is_pointer and not _inactive_pointer(v, family):
+            return False
+    return True
+
+
+def _inactive_pointer(v: ir.Value, family: set[ir.Value]) -> bool:
+    """A pointer that cannot have a shadow: a constant or global, a pointer into the
+    object ``family`` itself, loaded from a global or from the object, or returned by a
+    library call without derivatives."""
+    if isinstance(v, ir.Constant) or v in family:
+        return True
+    if isinstance(v, ir.LoadInst):
+        base = underlying_object(v.pointer)
+        return isinstance(base, ir.GlobalVariable) or base in family
+    if isinstance(v, ir.GetElementPtrInst):
+        return _inactive_pointer(v.pointer, family)
+    if isinstance(v, ir.CallBase):
+        return is_inactive_function(callee_name(v))
+    return False
+
+
 def alloca_may_hold(pointer: ir.Value, active: Container[ir.Value]) -> bool:
     """Can memory behind ``pointer`` hold one of the ``active`` values? False only for a
     local (``%x.addr`` of unoptimized IR) whose every write stores a value outside
@@ -396,5 +458,6 @@ __all__ = [
     "alloca_may_hold",
     "default_activity",
     "has_float",
+    "library_only_local",
     "local_writes",
 ]

@@ -72,9 +72,11 @@ class ForwardPass:
         # locals that only ever receive constant values (unoptimized IR's %w.addr of an
         # enzyme_const pointer): their loads carry no tangent (visit_load), although the
         # store put the primal pointer into the shadow slot
+        # (and objects only inactive library code touches: a std::ostringstream)
         self.constant_allocas = {
             i for bb in self.blocks for i in bb.instructions
-            if isinstance(i, ir.AllocaInst) and not activity.alloca_holds_active(i)}
+            if isinstance(i, ir.AllocaInst) and (not activity.alloca_holds_active(i)
+                                                 or not activity.is_active(i))}
         for bb in self.blocks:
             for phi in bb.phis():
                 if activity.is_active(phi):
