@@ -57,6 +57,11 @@ _INTEGER_BARRIERS = ("fptosi", "fptoui", "icmp", "fcmp", "ptrtoint")
 _POINTER_DERIVED = ("getelementptr", "bitcast", "addrspacecast", "freeze")
 
 
+def is_pointer_like(t: ir.Type) -> bool:
+    """A pointer or a vector of pointers (the addresses of a gather or scatter)."""
+    return t.is_pointer or (isinstance(t, ir.VectorType) and t.element.is_pointer)
+
+
 def has_float(t: ir.Type) -> bool:
     """True for floating-point types and aggregates/vectors that contain them."""
     if isinstance(t, ir.FloatType):
@@ -149,7 +154,7 @@ class ActivityAnalysis:
     def _classify(self, inst: ir.Instruction) -> set[ir.Value] | None:
         t = inst.type
         op = inst.opcode
-        if t.is_pointer:
+        if is_pointer_like(t):
             return self.shadowed if self._pointer_active(inst) else None
         if not self.may_carry(inst) or op in _INTEGER_BARRIERS:
             return None
@@ -175,6 +180,10 @@ class ActivityAnalysis:
         if op == "alloca":
             return not library_only_local(inst)
         if op in _POINTER_DERIVED:
+            return inst.operands[0] in self.shadowed
+        if op in ("insertelement", "shufflevector"):  # vectors of pointers (gathers)
+            return any(o in self.shadowed for o in inst.operands[:2])
+        if op == "extractelement" and is_pointer_like(inst.operands[0].type):
             return inst.operands[0] in self.shadowed
         if op == "phi":
             return any(v in self.shadowed for v, _ in inst.incoming)  # type: ignore[attr-defined]
@@ -458,6 +467,7 @@ __all__ = [
     "alloca_may_hold",
     "default_activity",
     "has_float",
+    "is_pointer_like",
     "library_only_local",
     "local_writes",
 ]

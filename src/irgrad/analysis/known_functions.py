@@ -177,6 +177,14 @@ IGNORED_INTRINSICS = (
     "llvm.is.fpclass", "llvm.ctpop", "llvm.ctlz", "llvm.cttz", "llvm.abs", "llvm.smax",
     "llvm.smin", "llvm.umax", "llvm.umin", "llvm.sadd", "llvm.uadd", "llvm.ssub",
     "llvm.usub", "llvm.smul", "llvm.umul", "llvm.bswap", "llvm.fshl", "llvm.fshr",
+    "llvm.bitreverse", "llvm.scmp", "llvm.ucmp", "llvm.is.constant", "llvm.readcyclecounter",
+    # integer reductions (vectorized integer loops; the float ones have rules)
+    "llvm.vector.reduce.add", "llvm.vector.reduce.mul", "llvm.vector.reduce.and",
+    "llvm.vector.reduce.or", "llvm.vector.reduce.xor", "llvm.vector.reduce.smax",
+    "llvm.vector.reduce.smin", "llvm.vector.reduce.umax", "llvm.vector.reduce.umin",
+    # exception and varargs bookkeeping, thread-local and relative addresses
+    "llvm.eh.typeid.for", "llvm.va_start", "llvm.va_end", "llvm.va_copy",
+    "llvm.threadlocal.address", "llvm.load.relative",
 )  # fmt: skip
 
 MEMORY_TRANSFER_PREFIXES = ("llvm.memcpy.", "llvm.memmove.")  # also llvm.memcpy.inline.*

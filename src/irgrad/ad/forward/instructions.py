@@ -202,7 +202,16 @@ class ForwardPass:
         elif op in ("extractvalue", "insertvalue", "extractelement", "insertelement",
                     "shufflevector", "bitcast", "addrspacecast", "freeze"):
             self._structural(inst)
-        elif op in ("fptosi", "fptoui", "fcmp", "icmp", "ptrtoint", "sitofp", "uitofp",
+        elif op in ("ptrtoint", "inttoptr"):
+            # a pointer held in an integer (a struct of references copied as i64): the
+            # shadow's address travels the same way
+            src = inst.operands[0]
+            t = self.tangent(src)
+            if t is not None and src not in self.interleaved:
+                self.tangents[inst] = self.map_lanes(
+                    ty, [t], [src.type], lambda x: self.b.cast(op, x, ty))
+            return
+        elif op in ("fptosi", "fptoui", "fcmp", "icmp", "sitofp", "uitofp",
                     "trunc", "zext", "sext"):
             return  # integer/boolean results (and int->fp casts) carry no derivative
         elif ty.is_integer or ty.is_void:
@@ -210,8 +219,6 @@ class ForwardPass:
                 self.tangent(o) is not None and o.type.is_fp_or_fp_vector for o in ops
             ):
                 raise self.error(inst, "integer operation on an active floating-point value")
-            return
-        elif op == "inttoptr":
             return
         else:
             raise self.error(inst, f"cannot differentiate the instruction '{op}'")

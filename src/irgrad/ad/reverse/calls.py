@@ -29,6 +29,7 @@ from irgrad.ad.reverse.memory import (
     reverse_memset,
     reverse_memtransfer,
 )
+from irgrad.ad.reverse.vector_intrinsics import is_vector_intrinsic, reverse_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.activity import has_float
 from irgrad.analysis.known_functions import callee_name, is_allocation, is_free, is_inactive_call
@@ -68,6 +69,9 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
             reverse_allocation(gu, call, b)
         return
     if is_free(name):
+        return
+    if is_vector_intrinsic(name):  # reductions, hadd, masked loads/stores/gathers/scatters
+        reverse_vector_intrinsic(gu, call, b)
         return
     if name.startswith("llvm.modf"):
         if gu.is_varied(call):  # { frac, int }: d frac / dx = 1, d int / dx = 0

@@ -37,7 +37,8 @@ from irgrad.ad.reverse.memory import (
     should_drop_forward_free,
 )
 from irgrad.ad.reverse.sunk_stores import sink_stores
-from irgrad.analysis.activity import has_float
+from irgrad.ad.reverse.vector_intrinsics import check_masked_pointer_store
+from irgrad.analysis.activity import has_float, is_pointer_like
 from irgrad.analysis.known_functions import callee_name
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.cfg import reverse_postorder
@@ -169,9 +170,12 @@ def _forward_shadows(gu: GradientUtils) -> None:
             elif isinstance(inst, ir.CallInst) and (callee_name(inst) or "").startswith(
                     ("llvm.memcpy", "llvm.memmove")):
                 forward_memtransfer(gu, inst)
+            elif isinstance(inst, ir.CallInst) and (callee_name(inst) or "").startswith(
+                    "llvm.masked."):
+                check_masked_pointer_store(gu, inst)
     for orig_phi, sphi in pending_phis:
         for v, blk in orig_phi.incoming:
-            sv = gu.invert_pointer(v, orig_phi) if v.type.is_pointer else v
+            sv = gu.invert_pointer(v, orig_phi) if is_pointer_like(v.type) else v
             sphi.add_incoming(sv, gu.vmap[blk])  # type: ignore[arg-type]
 
 

@@ -30,7 +30,7 @@ from irgrad.ad.reverse.memtransfer import (
     reverse_memtransfer,
     reverse_realloc,
 )
-from irgrad.analysis.activity import alloca_may_hold
+from irgrad.analysis.activity import alloca_may_hold, is_pointer_like
 from irgrad.analysis.frees import allocation_escapes, guaranteed_free_of
 from irgrad.analysis.known_functions import allocator, callee_name
 from irgrad.analysis.layout import alloc_size, store_size
@@ -71,6 +71,13 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
     if op in ("getelementptr", "bitcast", "addrspacecast", "freeze"):
         base = gu.invert_pointer(inst.operands[0], inst)
         ops = [base] + [gu.primal(o) for o in inst.operands[1:]]
+        s = clone_with_operands(inst, ops)
+        s.name = name
+        b.insert(s)
+        return _record(gu, inst, s)
+    if op in ("insertelement", "shufflevector", "extractelement"):  # vectors of pointers
+        ops = [gu.invert_pointer(o, inst) if is_pointer_like(o.type) else gu.primal(o)
+               for o in inst.operands]
         s = clone_with_operands(inst, ops)
         s.name = name
         b.insert(s)
