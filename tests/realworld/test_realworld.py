@@ -1,10 +1,20 @@
-"""Programs written the way public numerical code is written (see README.md), each
-checking its own derivatives (central differences, forward against reverse) and printing
-OK, at -O0, -O1, -O2, -O3 and -O3 -march=native, two ways:
+"""Programs written the way public numerical code is written (see README.md: solvers with
+callbacks, C++ classes and virtual functions, the standard library, Boost.Odeint, Eigen,
+VLAs, heap buffers freed mid-computation), each checking its own derivatives (central
+differences, forward against reverse) and printing OK:
 
-* ``python -m irgrad cc prog -O{n} -o exe`` then ``./exe``;
+* ``python -m irgrad cc prog -O{n} -o exe`` then ``./exe``, at -O0, -O1, -O2, -O3 and
+  -O3 -march=native;
 * ``clang(++)-22 -S -emit-llvm -O{n} -Xclang -disable-llvm-passes prog | python -m irgrad
-  opt - -S | lli-22`` (lli resolves libm and libstdc++ from its own process).
+  opt - -S | lli-22`` (lli resolves libm and libstdc++ from its own process), at -O0 and
+  -O2 (the two shapes a front end hands over: unoptimized and optimized IR);
+* every C program also as *vectorized* IR: ``clang-22 -O3 -march=native -ffast-math -S
+  -emit-llvm | irgrad opt - | lli-22`` (the vector reductions, gathers and scatters that
+  vectorization emits).
+
+A program's leading comment may say ``// FLAGS: ...`` (extra compiler flags, e.g. include
+directories) and ``// SANITIZE: address,undefined`` (also built at -O1 with those
+sanitizers, ``-fno-sanitize-recover=all``, leak detection on, and run clean).
 
 Every program in ``errors/`` is rejected by ``irgrad cc -g -O2`` with exit status 2, its
 ``// EXPECT-ERROR:`` text and the file:line of the line marked ``// ERROR-LINE``.
@@ -14,7 +24,9 @@ One test is one compilation, so pytest-xdist spreads them over the workers.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -34,58 +46,89 @@ LEVELS = {
     "O3": ["-O3"],
     "O3-native": ["-O3", "-march=native"],
 }
-ROUTES = ["cc", "opt"]
+OPT_LEVELS = ["O0", "O2"]
+CASES = [(prog, level, "cc") for prog in PROGRAMS for level in LEVELS] + [
+    (prog, level, "opt") for prog in PROGRAMS for level in OPT_LEVELS]
 PY = sys.executable
 INCLUDE = str(enzyme_include_dir())
-
-# Programs that need another engineer's work in flight (they fail with a clear error, exit
-# status 2, until it lands; anything else -- a crash, a wrong number -- fails the test):
-# nested AD whose inner calls must be lowered first and reverse over reverse (issue 13).
-NEEDS_NESTED_AD = {"particle_nested.cpp"}
+RUN_ENV = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
 
 
-def _run(cmd: list[str], timeout: int = 600) -> subprocess.CompletedProcess[str]:
+def _directive(prog: Path, key: str) -> str | None:
+    for line in prog.read_text().splitlines()[:30]:
+        if line.startswith(f"// {key}:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def _flags(prog: Path) -> list[str]:
+    return shlex.split(_directive(prog, "FLAGS") or "")
+
+
+def _run(cmd: list[str], timeout: int = 900) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                          check=False)
+                          env=RUN_ENV, check=False)
 
 
 def _compiler(prog: Path) -> str:
     return "clang++-22" if prog.suffix == ".cpp" else "clang-22"
 
 
-@pytest.mark.parametrize("route", ROUTES)
-@pytest.mark.parametrize("level", list(LEVELS))
-@pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: p.name)
+def _build_and_run(prog: Path, flags: list[str], exe: Path) -> subprocess.CompletedProcess[str]:
+    cc = _run([PY, "-m", "irgrad", "cc", f"-I{INCLUDE}", f"-I{HERE}", *_flags(prog),
+               str(prog), *flags, "-o", str(exe), "-lm"])
+    assert cc.returncode == 0, f"irgrad cc failed ({cc.returncode}): {cc.stderr[-3000:]}"
+    return _run([str(exe)], timeout=300)
+
+
+def _check(run: subprocess.CompletedProcess[str]) -> None:
+    assert run.returncode == 0 and run.stdout.rstrip().endswith("OK"), (
+        f"exit {run.returncode}: {run.stdout[-2000:]}{run.stderr[-3000:]}")
+
+
+@pytest.mark.parametrize(("prog", "level", "route"), CASES,
+                         ids=[f"{p.name}-{lv}-{r}" for p, lv, r in CASES])
 def test_program(prog: Path, level: str, route: str, tmp_path: Path) -> None:
     flags = LEVELS[level]
     if route == "cc":
-        exe = tmp_path / f"{prog.stem}.exe"
-        cc = _run([PY, "-m", "irgrad", "cc", f"-I{INCLUDE}", f"-I{HERE}", str(prog), *flags,
-                   "-o", str(exe), "-lm"])
-        if cc.returncode == 2 and prog.name in NEEDS_NESTED_AD:
-            assert "error:" in cc.stderr and "Traceback" not in cc.stderr, cc.stderr
-            return
-        assert cc.returncode == 0, f"irgrad cc failed ({cc.returncode}): {cc.stderr[-3000:]}"
-        run = _run([str(exe)], timeout=120)
+        run = _build_and_run(prog, flags, tmp_path / f"{prog.stem}.exe")
     else:
         pipe = (
             f"{_compiler(prog)} -S -emit-llvm {' '.join(flags)} -Xclang -disable-llvm-passes "
-            f"-fno-discard-value-names -I{INCLUDE} -I{HERE} {prog} -o - "
-            f"| {PY} -m irgrad opt - -S | lli-22"
+            f"-fno-discard-value-names -I{INCLUDE} -I{HERE} {shlex.join(_flags(prog))} "
+            f"{prog} -o - | {PY} -m irgrad opt - -S | lli-22"
         )
         run = _run(["bash", "-o", "pipefail", "-c", pipe])
-        if run.returncode != 0 and prog.name in NEEDS_NESTED_AD and "error:" in run.stderr:
-            assert "Traceback" not in run.stderr, run.stderr
-            return
-    assert run.returncode == 0 and run.stdout.rstrip().endswith("OK"), (
-        f"exit {run.returncode}: {run.stdout[-2000:]}{run.stderr[-3000:]}")
+    _check(run)
+
+
+SANITIZED = [p for p in PROGRAMS if _directive(p, "SANITIZE")]
+
+
+@pytest.mark.parametrize("prog", SANITIZED, ids=lambda p: p.name)
+def test_program_sanitized(prog: Path, tmp_path: Path) -> None:
+    """Built with the sanitizers its SANITIZE line names: no leak, no bad access."""
+    flags = ["-O1", "-g", f"-fsanitize={_directive(prog, 'SANITIZE')}",
+             "-fno-sanitize-recover=all"]
+    _check(_build_and_run(prog, flags, tmp_path / f"{prog.stem}.san"))
+
+
+@pytest.mark.parametrize("prog", [p for p in PROGRAMS if p.suffix == ".c"],
+                         ids=lambda p: p.name)
+def test_program_vectorized(prog: Path) -> None:
+    pipe = (f"clang-22 -S -emit-llvm -O3 -march=native -ffast-math -w -I{INCLUDE} "
+            f"{shlex.join(_flags(prog))} {prog} -o - | {PY} -m irgrad opt - -S | lli-22")
+    _check(_run(["bash", "-o", "pipefail", "-c", pipe]))
 
 
 def test_programs_exist() -> None:
     names = {p.name for p in PROGRAMS}
     assert {"rkf45_callback.c", "dopri5_functor.cpp", "lstm_const_state.c",
-            "map_lookup_accessors.cpp"} <= names
-    assert len(ERRORS) >= 3
+            "map_lookup_accessors.cpp", "lulesh_mini.cpp", "odeint_lorenz.cpp",
+            "eigen_least_squares.cpp", "cout_logging.cpp", "spectral_norm_vla.c",
+            "rkf45_adaptive.c", "uint64_roundtrip.c", "simd_kernels.c"} <= names
+    assert len(ERRORS) >= 3 and SANITIZED
 
 
 @pytest.mark.parametrize("prog", ERRORS, ids=lambda p: p.name)

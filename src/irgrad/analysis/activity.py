@@ -47,6 +47,7 @@ from irgrad.analysis.known_functions import (
     is_fresh_allocation,
     is_ignored_intrinsic,
     is_inactive_call,
+    is_inactive_function,
     is_math_function,
     is_memory_transfer,
     is_memset,
@@ -71,6 +72,9 @@ def holds_pointers(t: ir.Type) -> bool:
     if t.is_struct:
         return any(holds_pointers(e) for e in t.elements)  # type: ignore[attr-defined]
     return False
+def is_pointer_like(t: ir.Type) -> bool:
+    """A pointer or a vector of pointers (the addresses of a gather or scatter)."""
+    return t.is_pointer or (isinstance(t, ir.VectorType) and t.element.is_pointer)
 
 
 def has_float(t: ir.Type) -> bool:
@@ -161,7 +165,7 @@ class ActivityAnalysis:
                         and self._pointer_active(inst):
                     self.shadowed.add(inst)
                     changed = True
-                if inst not in self.varied and not inst.type.is_pointer \
+                if inst not in self.varied and not is_pointer_like(inst.type) \
                         and self._classify(inst):
                     self.varied.add(inst)  # (an aggregate may be both)
                     changed = True
@@ -170,13 +174,13 @@ class ActivityAnalysis:
         """Values with shadows: pointers, and (in reverse mode, where aggregates do not
         carry tangents) aggregates holding pointers, such as the ``{node *, node *}``
         pair ``std::map`` returns by value."""
-        return t.is_pointer or (not self.policy.integers_carry and holds_pointers(t))
+        return is_pointer_like(t) or (not self.policy.integers_carry and holds_pointers(t))
 
     def _classify(self, inst: ir.Instruction) -> bool:
         """May non-pointer ``inst`` carry a derivative (varied)?"""
         op = inst.opcode
         if not self.may_carry(inst) or op in _INTEGER_BARRIERS:
-            return None
+            return False
         if op == "load":
             return self.loads_active(inst.operands[0])
         if op in ("sitofp", "uitofp", "alloca"):
@@ -196,9 +200,13 @@ class ActivityAnalysis:
     def _pointer_active(self, inst: ir.Instruction) -> bool:
         op = inst.opcode
         if op == "alloca":
-            return True
+            return not library_only_local(inst)
         if op in _POINTER_DERIVED:
             return self._has_shadow(inst.operands[0])
+        if op in ("insertelement", "shufflevector"):  # vectors of pointers (gathers)
+            return any(self._has_shadow(o) for o in inst.operands[:2])
+        if op == "extractelement" and is_pointer_like(inst.operands[0].type):
+            return inst.operands[0] in self.shadowed
         if op == "phi":
             return any(self._has_shadow(v) for v, _ in inst.incoming)  # type: ignore[attr-defined]
         if op == "select":
@@ -398,6 +406,67 @@ def local_writes(local: ir.Value) -> list[ir.Instruction] | None:
     return writes
 
 
+def library_only_local(alloca: ir.Instruction) -> bool:
+    """A local object that only library functions without derivatives touch -- a
+    ``std::ostringstream``, a ``std::string`` -- gets no shadow: its address goes only to
+    such calls (:func:`irgrad.analysis.known_functions.is_inactive_call`), lifetime
+    markers, comparisons, loads, and stores of non-floating-point values that come from
+    constants, globals, the object itself or such calls (vtable pointers, its own
+    buffer)."""
+    family: set[ir.Value] = {alloca}
+    work: list[ir.Value] = [alloca]
+    stores: list[ir.StoreInst] = []
+    used_by_library = False
+    while work:
+        p = work.pop()
+        for use in p.uses:
+            u = use.user
+            if isinstance(u, ir.GetElementPtrInst | ir.CastInst) and u.opcode in (
+                    "getelementptr", "bitcast", "addrspacecast"):
+                if u not in family:
+                    family.add(u)
+                    work.append(u)
+            elif isinstance(u, ir.LoadInst | ir.CmpInst) or (
+                    isinstance(u, ir.CastInst) and u.opcode == "ptrtoint"):
+                continue
+            elif isinstance(u, ir.StoreInst) and use.index == 1:
+                stores.append(u)
+            elif isinstance(u, ir.CallBase):
+                name = callee_name(u)
+                if is_ignored_intrinsic(name) or is_memset(name):
+                    continue
+                if not is_inactive_function(name):
+                    return False
+                used_by_library = True
+            else:
+                return False
+    if not used_by_library:
+        return False
+    for st in stores:
+        v = st.value
+        if has_float(v.type):
+            return False
+        if v.type.is_pointer and not _inactive_pointer(v, family):
+            return False
+    return True
+
+
+def _inactive_pointer(v: ir.Value, family: set[ir.Value]) -> bool:
+    """A pointer that cannot have a shadow: a constant or global, a pointer into the
+    object ``family`` itself, loaded from a global or from the object, or returned by a
+    library call without derivatives."""
+    if isinstance(v, ir.Constant) or v in family:
+        return True
+    if isinstance(v, ir.LoadInst):
+        base = underlying_object(v.pointer)
+        return isinstance(base, ir.GlobalVariable) or base in family
+    if isinstance(v, ir.GetElementPtrInst):
+        return _inactive_pointer(v.pointer, family)
+    if isinstance(v, ir.CallBase):
+        return is_inactive_function(callee_name(v))
+    return False
+
+
 def alloca_may_hold(pointer: ir.Value, active: Container[ir.Value]) -> bool:
     """Can memory behind ``pointer`` hold one of the ``active`` values? False only for a
     local (``%x.addr`` of unoptimized IR) whose every write stores a value outside
@@ -435,5 +504,7 @@ __all__ = [
     "default_activity",
     "has_float",
     "holds_pointers",
+    "is_pointer_like",
+    "library_only_local",
     "local_writes",
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -202,9 +203,66 @@ def is_shadow_mirrored(name: str | None) -> bool:
 
 # -- library functions without derivatives ------------------------------------------------
 
-# numba's runtime (NRT_*, numba_gil_*) and the CPython API (Py*, _Py*): bookkeeping that
-# never carries derivatives
-INACTIVE_PREFIXES = ("NRT_", "numba_gil_", "Py", "_Py")
+# numba's runtime (NRT_*, numba_gil_*), the CPython API (Py*, _Py*) and the sanitizers'
+# runtimes: bookkeeping that never carries derivatives
+INACTIVE_PREFIXES = ("NRT_", "numba_gil_", "Py", "_Py",
+                     # the sanitizers' runtime: UBSan's handlers, ASan's checks
+                     "__ubsan_", "__asan_", "__sanitizer_", "__msan_", "__tsan_")
+
+# The C++ standard library's text, I/O and error machinery, by Itanium-mangled prefix
+# (``_ZN`` nested name, ``K`` const member, ``St`` = ``std::``, ``So`` = ``std::ostream``,
+# ``Si`` = ``std::istream``, ``Sd`` = ``std::iostream``, ``Ss`` = ``std::string`` of the
+# old ABI, a number = the length of the next name). Whether defined in the module
+# (templates instantiated by the program) or not, these functions never carry a
+# derivative: they format, parse, copy characters, manage locales and exceptions. Numbers
+# printed with ``std::cout << x`` are read, not differentiated. Containers of numbers
+# (``std::vector``, ``std::array``, ``std::map``...) are NOT here: they hold active data.
+CXX_INACTIVE_PREFIXES = (
+    # streams: std::ostream / istream / iostream members (operator<<(double), put, write,
+    # flush, _M_insert<double>), basic_ios, ios_base (std::ios_base::Init), stream buffers
+    "_ZNSo", "_ZNKSo", "_ZNSi", "_ZNKSi", "_ZNSd", "_ZNKSd",
+    "_ZNSt9basic_ios", "_ZNKSt9basic_ios", "_ZNSt8ios_base", "_ZNKSt8ios_base",
+    "_ZNSt13basic_ostream", "_ZNKSt13basic_ostream", "_ZNSt13basic_istream",
+    "_ZNKSt13basic_istream", "_ZNSt14basic_iostream", "_ZNSt15basic_streambuf",
+    "_ZNKSt15basic_streambuf", "_ZNSt13basic_filebuf", "_ZNKSt13basic_filebuf",
+    "_ZNSt14basic_ofstream", "_ZNSt14basic_ifstream", "_ZNSt13basic_fstream",
+    "_ZNKSt14basic_ofstream", "_ZNKSt14basic_ifstream", "_ZNKSt13basic_fstream",
+    # free functions of std: operator<< / operator>> (``_ZStls``/``_ZStrs``), std::endl,
+    # std::ends, std::flush, __ostream_insert, getline, manipulators
+    "_ZStls", "_ZStrs", "_ZSt4endl", "_ZSt4ends", "_ZSt5flush", "_ZSt16__ostream_insert",
+    "_ZSt7getline", "_ZSt12setprecision", "_ZSt4setw", "_ZSt7setfill",
+    # strings (both ABIs), string streams, std::to_string, char_traits
+    "_ZNSt7__cxx1112basic_string", "_ZNKSt7__cxx1112basic_string",
+    "_ZNSt7__cxx1115basic_stringbuf", "_ZNKSt7__cxx1115basic_stringbuf",
+    "_ZNSt7__cxx1118basic_stringstream", "_ZNKSt7__cxx1118basic_stringstream",
+    "_ZNSt7__cxx1119basic_ostringstream", "_ZNKSt7__cxx1119basic_ostringstream",
+    "_ZNSt7__cxx1119basic_istringstream", "_ZNKSt7__cxx1119basic_istringstream",
+    "_ZNSt7__cxx119to_string", "_ZNSs", "_ZNKSs", "_ZNSt11char_traits",
+    "_ZStplIcSt11char_traitsIcESaIcEE",  # std::string operator+
+    "_ZSteqIcSt11char_traitsIcESaIcEE",  # std::string operator==
+    # locales and facets (num_put formats a double)
+    "_ZNSt6locale", "_ZNKSt6locale", "_ZSt9use_facet", "_ZSt9has_facet", "_ZNKSt5ctype",
+    "_ZNSt5ctype", "_ZNKSt7num_put", "_ZNKSt7num_get", "_ZNKSt8numpunct", "_ZNSt8numpunct",
+    # exceptions: the library's error classes, std::terminate; clock reads
+    "_ZNSt9exception", "_ZNKSt9exception", "_ZNSt13runtime_error", "_ZNKSt13runtime_error",
+    "_ZNSt11logic_error", "_ZNKSt11logic_error", "_ZNSt12length_error", "_ZNSt12out_of_range",
+    "_ZNSt16invalid_argument", "_ZNSt12domain_error", "_ZNSt11range_error",
+    "_ZNSt14overflow_error", "_ZNSt9bad_alloc", "_ZSt9terminate", "_ZNSt6chrono",
+    # the C++ ABI runtime: exception objects, guards of static locals, atexit
+    "__cxa_", "__gxx_personality", "__clang_call_terminate", "_Unwind_",
+    # Boost's exception wrapper (boost::throw_exception, wrapexcept<E>)
+    "_ZN5boost15throw_exception", "_ZN5boost10wrapexcept", "_ZNK5boost10wrapexcept",
+    "_ZN5boost16exception_detail", "_ZNK5boost16exception_detail",
+)  # fmt: skip
+# std::__throw_length_error, __throw_bad_alloc, __throw_out_of_range_fmt, ...
+# (``_ZSt`` + the length of the name + ``__throw_``)
+_CXX_THROW_RE = re.compile(r"^_ZSt\d+__throw_")
+
+
+def is_cxx_inactive(name: str) -> bool:
+    """A C++ standard library function of :data:`CXX_INACTIVE_PREFIXES` or a
+    ``std::__throw_*``."""
+    return name.startswith(CXX_INACTIVE_PREFIXES) or _CXX_THROW_RE.match(name) is not None
 
 
 def unmangled_name(name: str) -> str:
@@ -236,12 +294,14 @@ def enzyme_hint(name: str | None) -> str | None:
 
 class InactiveNames(frozenset[str]):
     """A set of function names that also contains every name with an inactive prefix
-    (and Enzyme's hints)."""
+    (C runtimes, the C++ standard library's text, I/O and error machinery, and Enzyme's
+    hints)."""
 
     def __contains__(self, name: object) -> bool:
         return super().__contains__(name) or (
             isinstance(name, str)
-            and (name.startswith(INACTIVE_PREFIXES) or enzyme_hint(name) is not None))
+            and (name.startswith(INACTIVE_PREFIXES) or is_cxx_inactive(name)
+                 or enzyme_hint(name) is not None))
 
 
 # External functions that never carry derivatives and never write user data: I/O, time,
@@ -267,6 +327,14 @@ IGNORED_INTRINSICS = (
     "llvm.is.fpclass", "llvm.ctpop", "llvm.ctlz", "llvm.cttz", "llvm.abs", "llvm.smax",
     "llvm.smin", "llvm.umax", "llvm.umin", "llvm.sadd", "llvm.uadd", "llvm.ssub",
     "llvm.usub", "llvm.smul", "llvm.umul", "llvm.bswap", "llvm.fshl", "llvm.fshr",
+    "llvm.bitreverse", "llvm.scmp", "llvm.ucmp", "llvm.is.constant", "llvm.readcyclecounter",
+    # integer reductions (vectorized integer loops; the float ones have rules)
+    "llvm.vector.reduce.add", "llvm.vector.reduce.mul", "llvm.vector.reduce.and",
+    "llvm.vector.reduce.or", "llvm.vector.reduce.xor", "llvm.vector.reduce.smax",
+    "llvm.vector.reduce.smin", "llvm.vector.reduce.umax", "llvm.vector.reduce.umin",
+    # exception and varargs bookkeeping, thread-local and relative addresses
+    "llvm.eh.typeid.for", "llvm.va_start", "llvm.va_end", "llvm.va_copy",
+    "llvm.threadlocal.address", "llvm.load.relative",
 )  # fmt: skip
 
 MEMORY_TRANSFER_PREFIXES = ("llvm.memcpy.", "llvm.memmove.")  # also llvm.memcpy.inline.*
@@ -400,6 +468,7 @@ def is_math_intrinsic(name: str | None) -> bool:
 
 __all__ = [
     "ALLOCATORS",
+    "CXX_INACTIVE_PREFIXES",
     "DEALLOCATORS",
     "ENZYME_HINT_FUNCTIONS",
     "FREE_FUNCTIONS",
@@ -420,6 +489,7 @@ __all__ = [
     "free_pointer_arg",
     "freed_pointer",
     "is_allocation",
+    "is_cxx_inactive",
     "is_free",
     "is_fresh_allocation",
     "is_ignored_intrinsic",

@@ -5,6 +5,7 @@ before it recomputes a load instead of caching it (``may_be_overwritten``).
 from __future__ import annotations
 
 from irgrad import ir
+from irgrad.analysis.frees import guaranteed_free_of
 from irgrad.analysis.known_functions import (
     callee_name,
     freed_pointer,
@@ -48,9 +49,11 @@ def written_object(inst: ir.Instruction) -> object:
         return _NO_WRITE
     freed = freed_pointer(inst)
     if freed is not None:
+        if guaranteed_free_of(inst) is not None:
+            return _NO_WRITE  # moved into the reverse pass, after every read
         base = underlying_object(freed)
-        if isinstance(base, ir.CallInst) and is_allocation(callee_name(base)):
-            return _NO_WRITE  # the function's own allocation: freed after the reverse pass
+        if base is None or isinstance(base, ir.LoadInst | ir.CallBase):
+            return None  # a pointer read from memory may be any allocation's
         return base
     if is_memory_transfer(name) or is_memset(name):
         return underlying_object(inst.args[0])

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from irgrad.analysis.type_tree import INTEGER, POINTER, ConcreteType
+from irgrad.analysis.type_tree import INTEGER, POINTER, ConcreteType, TypeTree
 
+_POINTER_NAME_RE = re.compile(r"^p(\d+) (.+)$")
 _NODE_RE = re.compile(r"^!(\d+)\s*=\s*(?:distinct\s+)?!\{(.*)\}\s*$")
 _OPERAND_RE = re.compile(r'!"((?:[^"\\]|\\.)*)"|!(\d+)|i64 (-?\d+)')
 
@@ -24,17 +25,25 @@ class TBAATypes:
 
     def __init__(self, metadata_lines: Iterable[str]) -> None:
         self.nodes: dict[int, list[str | int]] = {}
+        # every operand, integers too: ("s", name) / ("n", node) / ("i", value)
+        self.operands: dict[int, list[tuple[str, str | int]]] = {}
         for line in metadata_lines:
             m = _NODE_RE.match(line.strip())
             if m is None:
                 continue
             ops: list[str | int] = []
+            raw: list[tuple[str, str | int]] = []
             for om in _OPERAND_RE.finditer(m.group(2)):
                 if om.group(1) is not None:
                     ops.append(om.group(1))
+                    raw.append(("s", om.group(1)))
                 elif om.group(2) is not None:
                     ops.append(int(om.group(2)))
+                    raw.append(("n", int(om.group(2))))
+                else:
+                    raw.append(("i", int(om.group(3))))
             self.nodes[int(m.group(1))] = ops
+            self.operands[int(m.group(1))] = raw
         self._cache: dict[str, ConcreteType | None] = {}
 
     def type_name(self, tag: str) -> str | None:
@@ -66,6 +75,44 @@ class TBAATypes:
                 ct = INTEGER
         self._cache[tag] = ct
         return ct
+
+
+    def pointer_tree(self, tag: str) -> TypeTree | None:
+        """What a loaded/stored pointer points to, from clang's pointer TBAA types
+        (``"p1 double"``: a ``double *``, ``"p2 int"``: an ``int **``); None for other
+        tags and for pointers to classes or ``char``."""
+        name = self.type_name(tag)
+        m = _POINTER_NAME_RE.match(name or "")
+        if m is None:
+            return None
+        levels, inner = int(m.group(1)), m.group(2)
+        if inner in FLOAT_NAMES:
+            leaf: ConcreteType = ConcreteType.float(FLOAT_NAMES[inner])
+        elif inner in INTEGER_NAMES:
+            leaf = INTEGER
+        else:
+            return None
+        tree = TypeTree()
+        for k in range(1, levels + 1):
+            tree.insert((-1,) * k, POINTER)
+        tree.insert((-1,) * (levels + 1), leaf)
+        return tree
+
+    def struct_fields(self, tag: str | None) -> list[tuple[int, int, ConcreteType]]:
+        """The fields a ``!tbaa.struct`` node describes (clang attaches one to the memcpy
+        of a struct copy): ``(offset, size, type)`` for each field of a known type."""
+        if tag is None or not tag.startswith("!") or not tag[1:].isdigit():
+            return []
+        raw = self.operands.get(int(tag[1:]), [])
+        out: list[tuple[int, int, ConcreteType]] = []
+        for k in range(0, len(raw) - 2, 3):
+            (ko, off), (ks, size), (kt, node) = raw[k:k + 3]
+            if ko != "i" or ks != "i" or kt != "n":
+                return []
+            ct = self.access_type(f"!{node}")
+            if ct is not None:
+                out.append((int(off), int(size), ct))
+        return out
 
 
 __all__ = ["TBAATypes"]

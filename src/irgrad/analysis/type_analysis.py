@@ -10,6 +10,7 @@ calls to defined functions (memoized per argument trees).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -20,8 +21,19 @@ from irgrad.analysis.known_functions import (
     is_math_function,
     is_math_intrinsic,
 )
-from irgrad.analysis.layout import aggregate_offset, alloc_size, scalar_leaves, store_size
+from irgrad.analysis.layout import aggregate_offset, alloc_size, store_size
 from irgrad.analysis.tbaa import TBAATypes
+from irgrad.analysis.type_results import (
+    NARROW_INTEGER_BITS,
+    CopiedContents,
+    TypeResults,
+    _from_memory,
+    _to_memory,
+    constant_tree,
+    default_arg_trees,
+    is_scalar_type,
+    seed_tree,
+)
 from irgrad.analysis.type_tree import (
     DOUBLE,
     FLOAT,
@@ -29,17 +41,10 @@ from irgrad.analysis.type_tree import (
     POINTER,
     ConcreteType,
     TypeTree,
-    concrete_of,
 )
-from irgrad.ir.constants import (
-    ConstantExpr,
-    ConstantFP,
-    ConstantInt,
-    ConstantPointerNull,
-)
+from irgrad.ir.constants import ConstantInt
 from irgrad.ir.control import CallBase, ReturnInst
 from irgrad.ir.function import Function
-from irgrad.ir.globals import GlobalValue, GlobalVariable
 from irgrad.ir.instructions import (
     AllocaInst,
     BinaryOperator,
@@ -60,105 +65,16 @@ from irgrad.ir.instructions import (
 )
 from irgrad.ir.module import Module
 from irgrad.ir.printer import ValuePrinter
-from irgrad.ir.types import ArrayType, FloatType, Type, VectorType
+from irgrad.ir.types import FloatType, IntType, Type, VectorType
 from irgrad.ir.values import Value
 
 MAX_ITERATIONS = 200
 #: distinct argument-tree variants analyzed per callee (interprocedural calls)
 MAX_VARIANTS = 8
 #: path depth passed to callees (keeps memo keys stable on recursive structures)
-CALL_DEPTH = 2
+CALL_DEPTH = 3
 _MEMCPY_RE = re.compile(r"^(?:llvm\.memcpy|llvm\.memmove|llvm\.memcpy\.inline)(?:\.|$)|^mem(?:cpy|move)$")
 _MEMSET_RE = re.compile(r"^(?:llvm\.memset(?:\.inline)?(?:\.|$)|memset$)")
-
-
-def is_scalar_type(t: Type) -> bool:
-    return not (t.is_struct or isinstance(t, ArrayType))
-
-
-def seed_tree(t: Type) -> TypeTree:
-    """What the IR type alone says: floats and pointers (integers may carry anything)."""
-    if is_scalar_type(t):
-        ct = concrete_of(t)
-        return TypeTree.scalar(ct) if ct.is_float or ct.is_pointer else TypeTree()
-    out = TypeTree()
-    for off, et in scalar_leaves(t):
-        ct = concrete_of(et)
-        if ct.is_float or ct.is_pointer:
-            out.insert((off,), ct)
-    return out
-
-
-def default_arg_trees(fn: Function) -> tuple[list[TypeTree], TypeTree]:
-    """Trees for an unannotated call: floats Float, pointers Pointer, integers Integer."""
-    trees = []
-    for a in fn.args:
-        t = seed_tree(a.type)
-        if a.type.is_integer:
-            t = TypeTree.scalar(INTEGER)
-        trees.append(t)
-    ret = seed_tree(fn.return_type)
-    if fn.return_type.is_integer:
-        ret = TypeTree.scalar(INTEGER)
-    return trees, ret
-
-
-def _to_memory(value_tree: TypeTree, t: Type) -> TypeTree:
-    """A value's tree as the contents of memory at offset 0."""
-    if is_scalar_type(t):
-        return value_tree.scalar_in_memory().shift(0, max(store_size(t), 1))
-    return value_tree.shift(0, max(store_size(t), 1))
-
-
-def _from_memory(mem: TypeTree, t: Type) -> TypeTree:
-    """The tree of a value of type ``t`` loaded from memory ``mem`` at offset 0."""
-    size = max(store_size(t), 1)
-    looked = mem.lookup(0, size)
-    return looked.as_scalar() if is_scalar_type(t) else looked
-
-
-class TypeResults:
-    """The result of :meth:`TypeAnalysis.analyze` for one function and argument trees."""
-
-    def __init__(self, fn: Function, trees: dict[Value, TypeTree], return_tree: TypeTree,
-                 conflicts: list[str]) -> None:
-        self.function = fn
-        self.trees = trees
-        self.return_tree = return_tree
-        self.conflicts = conflicts
-
-    @property
-    def arg_trees(self) -> list[TypeTree]:
-        return [self.query(a) for a in self.function.args]
-
-    def query(self, v: Value) -> TypeTree:
-        """The type tree of ``v`` (constants and globals from their form)."""
-        t = self.trees.get(v)
-        if t is not None:
-            return t
-        return constant_tree(v)
-
-    def carries_float(self, v: Value) -> bool:
-        return self.query(v).carries_float()
-
-    def scalar_type(self, v: Value) -> ConcreteType:
-        return self.query(v).scalar_type()
-
-
-def constant_tree(v: Value) -> TypeTree:
-    if isinstance(v, ConstantFP):
-        return seed_tree(v.type)
-    if isinstance(v, ConstantInt):
-        sv = v.signed_value if v.type.width > 1 else v.value  # type: ignore[attr-defined]
-        return TypeTree.scalar(INTEGER) if 0 < abs(sv) <= 4096 else TypeTree()
-    if isinstance(v, ConstantPointerNull | GlobalValue | ConstantExpr) and v.type.is_pointer:
-        t = TypeTree.scalar(POINTER)
-        if isinstance(v, GlobalVariable):
-            t.or_in(seed_tree(v.value_type).only(-1))
-        return t
-    if isinstance(v, ConstantExpr):
-        return seed_tree(v.type)
-    return TypeTree()
 
 
 class _FunctionTypeAnalysis:
@@ -179,6 +95,8 @@ class _FunctionTypeAnalysis:
         for inst in self.insts:
             if not inst.type.is_void:
                 self.trees[inst] = seed_tree(inst.type)
+                if _is_narrow_integer(inst.type):
+                    self.trees[inst].insert((-1,), INTEGER)
 
     # -- tree access -------------------------------------------------------------------
     def get(self, v: Value) -> TypeTree:
@@ -356,6 +274,20 @@ class _FunctionTypeAnalysis:
                 self.update_pointee(inst.pointer, dst_mem.shift(0, -1, off))
             return
         elem = inst.source_type
+        if alloc_size(elem) == 1:
+            # ``gep i8, p, 176 + 24 * i``: byte arithmetic, a field of the i-th element of
+            # an array of 24-byte records at offset 176 (LLVM writes every constant-plus-
+            # variable GEP this way): element offsets map onto the record's fields
+            start, stride = (_linear_offset(inst.indices[0]) if len(inst.indices) == 1
+                             else (0, 1))
+            if stride > 1 and start + off >= 0:
+                start += off
+                self.update_pointee(inst, _periodic(src_mem, start, stride))
+                self.update_pointee(inst.pointer, dst_mem.shift(0, stride, start))
+                return
+            self.update_pointee(inst, _minus_one_only(src_mem))
+            self.update_pointee(inst.pointer, _minus_one_only(dst_mem))
+            return
         if only_first and is_scalar_type(elem) and off == 0:
             # x[i] into an array of scalars: every element has the same type
             size = max(alloc_size(elem), 1)
@@ -365,7 +297,7 @@ class _FunctionTypeAnalysis:
         if only_first and off >= 0:
             size = max(alloc_size(elem), 1)
             # p[i].field: periodic with the element size; map within one element
-            self.update_pointee(inst, src_mem.shift(off, size - off))
+            self.update_pointee(inst, _periodic(src_mem, off, size).shift(0, size - off))
             self.update_pointee(inst.pointer, dst_mem.shift(0, size - off, off))
             return
         self.update_pointee(inst, _minus_one_only(src_mem))
@@ -404,6 +336,10 @@ class _FunctionTypeAnalysis:
             ct = self.owner.tbaa.access_type(tbaa)
             if ct is not None and _fits(ct, t):
                 self.set_scalar(value, ct)
+            if t.is_pointer:  # "p1 double": the pointer's elements are doubles
+                pointee = self.owner.tbaa.pointer_tree(tbaa)
+                if pointee is not None:
+                    self.update(value, pointee)
         self.update(value, _from_memory(self.pointee(ptr), t))
         self.update_pointee(ptr, _to_memory(self.get(value), t))
 
@@ -431,6 +367,13 @@ class _FunctionTypeAnalysis:
             size = n.unsigned_value if isinstance(n, ConstantInt) else -1
             self.update_pointee(dst, self.pointee(src).shift(0, size))
             self.update_pointee(src, self.pointee(dst).shift(0, size))
+            fields = self.owner.tbaa.struct_fields(call.get_metadata("tbaa.struct"))
+            if fields:  # clang's description of a struct copy: {offset, size, tag}...
+                described = TypeTree()
+                for off, _, ct in fields:
+                    described.insert((off,), ct)
+                self.update_pointee(dst, described)
+                self.update_pointee(src, described)
             return
         if _MEMSET_RE.match(name) and len(args) >= 3:
             self.set_scalar(args[2], INTEGER)
@@ -468,6 +411,11 @@ _HINT_TYPES = {
     "__enzyme_integer": (INTEGER, 1),
     "__enzyme_pointer": (POINTER, 8),
 }
+def _is_narrow_integer(t: Type) -> bool:
+    """An integer (vector) too narrow to hold a float or a pointer: i1, i8."""
+    if isinstance(t, VectorType):
+        t = t.element
+    return isinstance(t, IntType) and t.width < NARROW_INTEGER_BITS
 
 
 def _trim(t: TypeTree) -> TypeTree:
@@ -478,6 +426,40 @@ def _struct_field_offset(t: Type, field: int) -> int:
     from irgrad.analysis.layout import struct_offsets
 
     return struct_offsets(t)[field]
+
+
+def _linear_offset(v: Value, depth: int = 0) -> tuple[int, int]:
+    """``(c, g)`` such that integer ``v`` is ``c`` plus a multiple of ``g`` (g = 0: the
+    constant ``c``; g = 1: nothing known), from its add/mul/shl/cast arithmetic."""
+    if isinstance(v, ConstantInt):
+        return v.signed_value, 0
+    if depth > 8:
+        return 0, 1
+    if isinstance(v, CastInst) and v.opcode in ("sext", "zext", "trunc"):
+        return _linear_offset(v.value, depth + 1)
+    if isinstance(v, BinaryOperator):
+        op = v.opcode
+        if op in ("add", "sub", "or") and (op != "or" or "disjoint" in v.flags):
+            a0, ag = _linear_offset(v.lhs, depth + 1)
+            b0, bg = _linear_offset(v.rhs, depth + 1)
+            return (a0 + b0 if op != "sub" else a0 - b0), math.gcd(ag, bg)
+        if op in ("mul", "shl") and isinstance(v.rhs, ConstantInt):
+            c = v.rhs.signed_value if op == "mul" else 1 << min(v.rhs.value, 62)
+            x0, xg = _linear_offset(v.lhs, depth + 1)
+            return x0 * c, abs(xg * c)
+    return 0, 1
+
+
+def _periodic(mem: TypeTree, start: int, stride: int) -> TypeTree:
+    """The memory of one element of an array of ``stride``-byte records at ``start``:
+    what every element's bytes say, folded onto offsets ``[0, stride)``."""
+    out = TypeTree()
+    for p, ct in sorted(mem.mapping.items()):
+        if p[0] == -1:
+            out.insert(p, ct)
+        elif p[0] >= start:
+            out.insert(((p[0] - start) % stride, *p[1:]), ct)
+    return out
 
 
 def _any_offset(mem: TypeTree) -> TypeTree:
@@ -510,7 +492,9 @@ class TypeAnalysis:
         self.tbaa = TBAATypes(module.metadata)
         self._cache: dict[tuple, TypeResults] = {}
         self._in_progress: set[tuple] = set()
-        self._variants: dict[int, int] = {}
+        self._variants: dict[Function, int] = {}
+        # the argument trees the analysed call sites passed to each function (merged)
+        self._call_trees: dict[Function, list[TypeTree]] = {}
 
     def analyze(self, fn: Function, arg_trees: Sequence[TypeTree] | None = None,
                 return_tree: TypeTree | None = None) -> TypeResults:
@@ -520,7 +504,7 @@ class TypeAnalysis:
             if return_tree is None:
                 return_tree = default_ret
         ret = return_tree if return_tree is not None else TypeTree()
-        key = (id(fn), tuple(str(t) for t in arg_trees), str(ret))
+        key = (fn, tuple(str(t) for t in arg_trees), str(ret))
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -532,18 +516,41 @@ class TypeAnalysis:
         self._cache[key] = result
         return result
 
+    def function_types(self, fn: Function, like: Function | None = None) -> TypeResults:
+        """The types of ``fn`` in this module, as the AD engine uses them: what each
+        argument's IR type says, merged with what the call sites analysed so far passed
+        to ``fn`` (or to ``like``, the function ``fn`` is a copy of). An integer argument
+        nobody said anything about is an integer."""
+        trees, ret = default_arg_trees(fn)
+        hints = self._call_trees.get(like if like is not None else fn)
+        if hints is not None and len(hints) == len(trees):
+            for k, (a, h) in enumerate(zip(fn.args, hints, strict=True)):
+                if h:
+                    trees[k] = seed_tree(a.type)
+                    trees[k].or_in(h)
+        return self.analyze(fn, trees, ret)
+
+    def _record_call(self, fn: Function, arg_trees: Sequence[TypeTree]) -> None:
+        got = self._call_trees.get(fn)
+        if got is None:
+            self._call_trees[fn] = [t.copy() for t in arg_trees]
+            return
+        for g, t in zip(got, arg_trees, strict=False):
+            g.or_in(t)
+
     def analyze_call(self, fn: Function, arg_trees: Sequence[TypeTree],
                      return_tree: TypeTree) -> TypeResults | None:
         """Interprocedural step; None while ``fn`` is being analyzed (recursion)."""
-        if any(k[0] == id(fn) for k in self._in_progress):
+        trimmed = [_trim(t) for t in arg_trees]
+        self._record_call(fn, trimmed)
+        if any(k[0] is fn for k in self._in_progress):
             return None
-        variants = self._variants.get(id(fn), 0)
+        variants = self._variants.get(fn, 0)
         if variants >= MAX_VARIANTS:
             return None
-        trimmed = [_trim(t) for t in arg_trees]
-        key = (id(fn), tuple(str(t) for t in trimmed), str(_trim(return_tree)))
+        key = (fn, tuple(str(t) for t in trimmed), str(_trim(return_tree)))
         if key not in self._cache:
-            self._variants[id(fn)] = variants + 1
+            self._variants[fn] = variants + 1
         return self.analyze(fn, trimmed, _trim(return_tree))
 
 
@@ -565,6 +572,7 @@ def print_type_analysis(fn: Function, results: TypeResults) -> str:
 
 
 __all__ = [
+    "CopiedContents",
     "TypeAnalysis",
     "TypeResults",
     "constant_tree",

@@ -65,8 +65,8 @@ class ConcreteType:
         return self, True
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, ConcreteType) and self.kind == other.kind
-                and self.float_kind == other.float_kind)
+        return self is other or (isinstance(other, ConcreteType) and self.kind == other.kind
+                                 and self.float_kind == other.float_kind)
 
     def __hash__(self) -> int:
         return hash((self.kind, self.float_kind))
@@ -100,12 +100,18 @@ def concrete_of(t: Type) -> ConcreteType:
 
 
 class TypeTree:
-    """A mutable map from offset paths to concrete types."""
+    """A mutable map from offset paths to concrete types.
 
-    __slots__ = ("conflicts", "mapping")
+    Paths with a ``-1`` index (general entries: every offset at that level) are also kept
+    in ``_general``, so finding the entry that covers a path scans only those (a type
+    tree of a C++ object has hundreds of specific entries and a handful of general ones).
+    """
+
+    __slots__ = ("_general", "conflicts", "mapping")
 
     def __init__(self, mapping: Mapping[Path, ConcreteType] | None = None) -> None:
         self.mapping: dict[Path, ConcreteType] = {}
+        self._general: set[Path] = set()
         self.conflicts: list[tuple[Path, ConcreteType, ConcreteType]] = []
         if mapping:
             for p, ct in mapping.items():
@@ -119,6 +125,7 @@ class TypeTree:
     def copy(self) -> TypeTree:
         t = TypeTree()
         t.mapping = dict(self.mapping)
+        t._general = set(self._general)
         return t
 
     # -- basic access ------------------------------------------------------------------
@@ -130,9 +137,11 @@ class TypeTree:
         ct = self.mapping.get(path)
         if ct is not None:
             return ct
-        for p, c in self.mapping.items():
-            if len(p) == len(path) and all(a == b or a == -1 for a, b in zip(p, path, strict=True)):
-                return c
+        if self._general:
+            for p in _generalizations(path):
+                c = self.mapping.get(p)
+                if c is not None:
+                    return c
         return UNKNOWN
 
     def items(self) -> Iterator[tuple[Path, ConcreteType]]:
@@ -153,36 +162,51 @@ class TypeTree:
     # -- merging -----------------------------------------------------------------------
     def insert(self, path: Path, ct: ConcreteType) -> bool:
         """Merge ``ct`` at ``path``; True when the tree changed."""
-        if not ct.is_known or len(path) > MAX_DEPTH or max(path) > MAX_OFFSET:
+        if ct.kind == "Unknown" or len(path) > MAX_DEPTH or max(path) > MAX_OFFSET:
             return False
-        covering = self._covering(path)
-        if covering is not None:
-            merged, conflict = covering.merge(ct)
-            if conflict:
-                self.conflicts.append((path, covering, ct))
-            if merged == covering:
-                return False
-        old = self.mapping.get(path)
+        if self._general:
+            covering = self._covering(path)
+            if covering is not None:
+                merged, conflict = covering.merge(ct)
+                if conflict:
+                    self.conflicts.append((path, covering, ct))
+                if merged == covering:
+                    return False
+        mapping = self.mapping
+        old = mapping.get(path)
         if old is None:
-            self.mapping[path] = ct
+            mapping[path] = ct
             if -1 in path:  # a general entry subsumes the specific ones that agree
-                for p in [p for p in self.mapping if p != path and self.mapping[p] == ct
+                self._general.add(path)
+                for p in [p for p, c in mapping.items() if p != path and c == ct
                           and _covers(path, p)]:
-                    del self.mapping[p]
+                    del mapping[p]
+                    self._general.discard(p)
             return True
         merged, conflict = old.merge(ct)
         if conflict:
             self.conflicts.append((path, old, ct))
         if merged == old:
             return False
-        self.mapping[path] = merged
+        mapping[path] = merged
         return True
 
     def _covering(self, path: Path) -> ConcreteType | None:
-        for p, c in self.mapping.items():
-            if p != path and _covers(p, path):
+        mapping = self.mapping
+        for p in _generalizations(path):
+            c = mapping.get(p)
+            if c is not None:
                 return c
         return None
+
+    @staticmethod
+    def _normalized(mapping: dict[Path, ConcreteType]) -> TypeTree:
+        """A tree from entries that already satisfy the invariant (no entry covered by a
+        general one): the image of a tree under a map that keeps covering relations."""
+        t = TypeTree()
+        t.mapping = mapping
+        t._general = {p for p in mapping if -1 in p}
+        return t
 
     def or_in(self, other: TypeTree) -> bool:
         """Merge every entry of ``other`` (Enzyme's ``orIn``); True when changed."""
@@ -201,29 +225,34 @@ class TypeTree:
     # -- reshaping ---------------------------------------------------------------------
     def only(self, offset: int) -> TypeTree:
         """Prepend ``offset``: the tree as the contents of memory at ``offset``."""
-        return TypeTree({(offset, *p): ct for p, ct in self.mapping.items()})
+        if len(self.mapping) and max(len(p) for p in self.mapping) >= MAX_DEPTH:
+            return TypeTree({(offset, *p): ct for p, ct in self.mapping.items()})
+        return TypeTree._normalized({(offset, *p): ct for p, ct in self.mapping.items()})
 
     def data0(self) -> TypeTree:
         """The pointee tree: entries under first index ``-1`` or ``0``, that index dropped."""
-        out = TypeTree()
+        # the ``-1`` entries keep their covering relations; the offset-0 ones merge in
+        out = TypeTree._normalized({p[1:]: ct for p, ct in self.mapping.items()
+                                    if len(p) > 1 and p[0] == -1})
         for p, ct in sorted(self.mapping.items()):
-            if len(p) > 1 and p[0] in (-1, 0):
+            if len(p) > 1 and p[0] == 0:
                 out.insert(p[1:], ct)
         return out
 
     def shift(self, offset: int, size: int = -1, add: int = 0) -> TypeTree:
         """Entries whose first index lies in ``[offset, offset+size)`` (size -1: no end),
         re-based to ``index - offset + add``; ``-1`` entries stay ``-1``."""
-        out = TypeTree()
-        for p, ct in sorted(self.mapping.items()):
+        out: dict[Path, ConcreteType] = {}
+        end = offset + size
+        for p, ct in self.mapping.items():
             first = p[0]
             if first == -1:
-                out.insert(p, ct)
-            elif first >= offset and (size < 0 or first < offset + size):
+                out[p] = ct
+            elif first >= offset and (size < 0 or first < end):
                 new = first - offset + add
-                if new >= 0:
-                    out.insert((new, *p[1:]), ct)
-        return out
+                if 0 <= new <= MAX_OFFSET:
+                    out[(new, *p[1:])] = ct
+        return TypeTree._normalized(out)  # a uniform shift keeps covering relations
 
     def lookup(self, offset: int, size: int) -> TypeTree:
         """The bytes ``[offset, offset+size)`` of this (memory) tree as a value tree."""
@@ -264,9 +293,25 @@ class TypeTree:
         return f"<TypeTree {self}>"
 
 
+_GENERALIZATIONS: dict[Path, tuple[Path, ...]] = {}
+
+
+def _generalizations(path: Path) -> tuple[Path, ...]:
+    """The other paths that would cover ``path``: some of its indices replaced by -1."""
+    got = _GENERALIZATIONS.get(path)
+    if got is None:
+        variants = [()]
+        for i in path:
+            variants = [(*v, x) for v in variants for x in ((i,) if i == -1 else (i, -1))]
+        got = tuple(v for v in variants if v != path)
+        if len(_GENERALIZATIONS) < 1 << 16:
+            _GENERALIZATIONS[path] = got
+    return got
+
+
 def _covers(general: Path, specific: Path) -> bool:
     return len(general) == len(specific) and all(
-        a == b or a == -1 for a, b in zip(general, specific, strict=True))
+        a in (b, -1) for a, b in zip(general, specific, strict=True))
 
 
 def tree_of_type(t: Type, sizes: Iterable[tuple[int, Type]] | None = None) -> TypeTree:

@@ -70,12 +70,28 @@ class Invocation:
     use_lld: bool = False
     shared: bool = False
     pre_ad: bool = True
+    # -fsanitize=..., -fno-sanitize=..., -fsanitize-recover=...: given to the front end
+    # and to the link (irgrad instruments the differentiated module itself)
+    sanitize_flags: list[str] = field(default_factory=list)
     print_analyses: list[tuple[str, str]] = field(default_factory=list)  # (kind, function)
     argv: list[str] = field(default_factory=list)
 
     @property
     def level(self) -> int:
         return self.opt_level if self.opt_level is not None else 0
+
+    @property
+    def sanitizers(self) -> list[str]:
+        """The sanitizers asked for (``-fsanitize=address,undefined`` -> both), in order."""
+        on: list[str] = []
+        for flag in self.sanitize_flags:
+            name, _, value = flag.partition("=")
+            for s in value.split(","):
+                if name == "-fsanitize" and s and s not in on:
+                    on.append(s)
+                elif name == "-fno-sanitize" and s in on:
+                    on.remove(s)
+        return on
 
     @property
     def link_flags(self) -> list[str]:
@@ -161,6 +177,9 @@ def parse_cc_args(argv: Sequence[str], personality: str = "cc") -> Invocation:
         elif arg.startswith(_LINK_ONLY_PREFIXES):
             inv.static = inv.static or arg == "-static"
             inv.inputs.append(LinkInput("flag", arg))
+        elif arg.startswith(("-fsanitize", "-fno-sanitize")):
+            inv.sanitize_flags.append(arg)
+            inv.compile_flags.append(arg)
         elif arg in ("-pthread", "-fopenmp"):
             inv.compile_flags.append(arg)
             inv.inputs.append(LinkInput("flag", arg))

@@ -35,6 +35,7 @@ from irgrad.frontends.lto_inputs import (
     make_temp_dir,
     plan_link,
 )
+from irgrad.frontends.sanitizers import instrumented_object, needs_instrumentation
 from irgrad.llvm.debug_info import has_debug_info, module_flag, strip_debug_info
 from irgrad.llvm.load import parse_llvm
 from irgrad.llvm.objects import LinkOptions, emit_object, link_process
@@ -77,6 +78,7 @@ def run_link(inv: Invocation, log: BuildLog, cache: BuildCache | None) -> int:
             shared=inv.shared,
             debug=inv.debug,
             verbose=inv.verbose,
+            extra_flags=list(inv.sanitize_flags),  # clang links the sanitizer runtimes
         )
         with log.stage(f"system link {output}"):
             proc = link_process(args, output, options)
@@ -123,7 +125,8 @@ def _lto_object(
         key = cache_key(
             "irgrad-lto-1", irgrad_fingerprint(), llvm.get_host_cpu_name(),
             llvm.get_host_cpu_features().flatten(),
-            json.dumps([inv.opt_level, inv.pre_ad, inv.debug, inv.shared, digests]),
+            json.dumps([inv.opt_level, inv.pre_ad, inv.debug, inv.shared, digests,
+                        inv.sanitize_flags]),
         )
         blobs = cache.get(key)
         log.cache(blobs is not None, f"link {output} ({len(plan.units)} bitcode objects)", key)
@@ -156,8 +159,12 @@ def _lto_object(
     if strip:
         with log.stage("strip irgrad's line tables"):
             module = strip_debug_info(module, name)
-    with log.stage("code generation"):
-        obj = emit_object(module, opt_level=level)
+    if needs_instrumentation(inv.sanitizers):
+        with log.stage(f"code generation with -fsanitize={','.join(inv.sanitizers)}"):
+            obj = instrumented_object(module, inv.sanitize_flags, inv.sanitizers, level, name)
+    else:
+        with log.stage("code generation"):
+            obj = emit_object(module, opt_level=level)
     if cache is not None and key is not None:
         cache.put(key, {"object": obj})
     return obj

@@ -39,6 +39,7 @@ from irgrad.analysis.known_functions import (
     ModuleFunctions,
     module_functions,
 )
+from irgrad.analysis.type_analysis import TypeAnalysis, TypeResults
 from irgrad.errors import DifferentiationError
 
 if TYPE_CHECKING:
@@ -78,6 +79,14 @@ class DerivativeContext:
         self.originals: dict[Function, Function] = {}  # nounwind copy -> user's function
         # analyses the synthesizers memoize per module (keyed by their own keys)
         self.analyses: dict[object, object] = {}
+
+    def types(self, fn: Function) -> TypeResults:
+        """Type analysis of ``fn`` (one analysis per module, shared by every synthesis:
+        what a caller's call sites said about a callee's arguments reaches the callee)."""
+        ta = self.analyses.get(TypeAnalysis)
+        if not isinstance(ta, TypeAnalysis):
+            ta = self.analyses[TypeAnalysis] = TypeAnalysis(self.module)
+        return ta.function_types(fn, like=self.originals.get(fn))
 
     def register(self, config: FnConfig, fn: Function) -> None:
         """Record ``fn`` as the derivative for ``config`` before its body exists."""

@@ -72,9 +72,11 @@ class ForwardPass:
         # locals that only ever receive constant values (unoptimized IR's %w.addr of an
         # enzyme_const pointer): their loads carry no tangent (visit_load), although the
         # store put the primal pointer into the shadow slot
+        # (and objects only inactive library code touches: a std::ostringstream)
         self.constant_allocas = {
             i for bb in self.blocks for i in bb.instructions
-            if isinstance(i, ir.AllocaInst) and not activity.alloca_holds_active(i)}
+            if isinstance(i, ir.AllocaInst) and (not activity.alloca_holds_active(i)
+                                                 or not activity.is_active(i))}
         for bb in self.blocks:
             for phi in bb.phis():
                 if activity.is_active(phi):
@@ -200,7 +202,16 @@ class ForwardPass:
         elif op in ("extractvalue", "insertvalue", "extractelement", "insertelement",
                     "shufflevector", "bitcast", "addrspacecast", "freeze"):
             self._structural(inst)
-        elif op in ("fptosi", "fptoui", "fcmp", "icmp", "ptrtoint", "sitofp", "uitofp",
+        elif op in ("ptrtoint", "inttoptr"):
+            # a pointer held in an integer (a struct of references copied as i64): the
+            # shadow's address travels the same way
+            src = inst.operands[0]
+            t = self.tangent(src)
+            if t is not None and src not in self.interleaved:
+                self.tangents[inst] = self.map_lanes(
+                    ty, [t], [src.type], lambda x: self.b.cast(op, x, ty))
+            return
+        elif op in ("fptosi", "fptoui", "fcmp", "icmp", "sitofp", "uitofp",
                     "trunc", "zext", "sext"):
             return  # integer/boolean results (and int->fp casts) carry no derivative
         elif ty.is_integer or ty.is_void:
@@ -208,8 +219,6 @@ class ForwardPass:
                 self.tangent(o) is not None and o.type.is_fp_or_fp_vector for o in ops
             ):
                 raise self.error(inst, "integer operation on an active floating-point value")
-            return
-        elif op == "inttoptr":
             return
         else:
             raise self.error(inst, f"cannot differentiate the instruction '{op}'")

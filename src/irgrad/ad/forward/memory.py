@@ -31,6 +31,7 @@ from irgrad.ad.core.function_shadows import (
 from irgrad.ad.core.signatures import forward_signature
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
+from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.activity import has_float, holds_pointers
 from irgrad.analysis.function_pointers import points_into_function_table, value_targets
@@ -267,6 +268,10 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         return
     if is_memory_transfer(name) or is_memset(name):
         _visit_mem_intrinsic(fp, call, name)
+        return
+    if is_vector_intrinsic(name):  # reductions, hadd, masked loads/stores/gathers
+        if _has_tangents(fp, call):
+            visit_vector_intrinsic(fp, call, name)
         return
     if not _has_tangents(fp, call):
         return

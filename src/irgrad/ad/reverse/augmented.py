@@ -46,7 +46,7 @@ from irgrad.ad.core.signatures import (
 )
 from irgrad.ad.reverse.function import _synthesize
 from irgrad.analysis.known_functions import callee_name, is_free
-from irgrad.analysis.layout import alloc_size
+from irgrad.analysis.layout import abi_align, alloc_size
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_function
 
@@ -135,8 +135,8 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
                 _libc(gu, "malloc", ir.ptr, [ir.i64]),
                 [ir.ConstantInt(ir.i64, max(1, alloc_size(tape_type)))],
                 name=gu.fresh("tape.out"))
-            for i, v in enumerate(needed):
-                bld.store(v, bld.struct_gep(tape_type, tape, i))
+            for i, v in enumerate(needed):  # malloc aligns to 16 bytes, not 32 (<4 x double>)
+                bld.store(v, bld.struct_gep(tape_type, tape, i), min(16, abi_align(v.type)))
             i = len(needed)
             if state is not None:
                 st = bld.load(gu.tape.state_type, state)  # type: ignore[union-attr]
@@ -164,7 +164,7 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
     vmap: dict[ir.Value, ir.Value] = dict(zip(work.args, rev.args, strict=False))
     for i, v in enumerate(needed):
         vmap[v] = bld.load(v.type, bld.struct_gep(tape_type, tape_arg, i),
-                           name=gu.fresh((v.name or "v") + ".tape"))
+                           min(16, abi_align(v.type)), name=gu.fresh((v.name or "v") + ".tape"))
     for a in slots:
         vmap[a] = _recreate_slot(a, bld)
     i = len(needed)

@@ -111,12 +111,19 @@ def call_config(gu: GradientUtils, fn: ir.Function, args: tuple[ir.Value, ...],
             arg_types.append(DiffeType.DUP)
         elif has_float(a.type) and gu.is_varied(a) and not a.type.is_pointer:
             arg_types.append(DiffeType.OUT)
+        elif gu.is_varied(a) and not holds_pointers(a.type):  # a float's bits as an integer
+            raise gu.error(f"No derivative found for {value_ref(fn)}: an active "
+                           "floating-point value is passed to it as an integer (not "
+                           "supported)", call)
         else:
             arg_types.append(DiffeType.CONST)
     if gu.is_varied(call) and has_float(call.type):
         ret = DiffeType.OUT
     elif shadow_result_needed(gu, call):
         ret = DiffeType.DUP
+    elif gu.is_varied(call) and not call.type.is_void and not holds_pointers(call.type):
+        raise gu.error(f"No derivative found for {value_ref(fn)}: it returns an active "
+                       "floating-point value as an integer (not supported)", call)
     else:
         ret = DiffeType.CONST
     return FnConfig(function=fn, mode=mode, arg_types=tuple(arg_types), return_type=ret)

@@ -51,6 +51,7 @@ from irgrad.ad.reverse.memory import (
     reverse_memset,
     reverse_memtransfer,
 )
+from irgrad.ad.reverse.vector_intrinsics import is_vector_intrinsic, reverse_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.known_functions import (
     allocator,
@@ -185,6 +186,9 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
     if allocator(name) is not None:  # posix_memalign: shadowed in the forward pass
         return
     if is_free(name):
+        return
+    if is_vector_intrinsic(name):  # reductions, hadd, masked loads/stores/gathers/scatters
+        reverse_vector_intrinsic(gu, call, b)
         return
     if name.startswith("llvm.modf"):
         if gu.is_varied(call):  # { frac, int }: d frac / dx = 1, d int / dx = 0

@@ -32,6 +32,7 @@ from irgrad.ad.core.signatures import reverse_signature
 from irgrad.ad.reverse.branches import BranchIndex, branch_index
 from irgrad.ad.reverse.call_sites import prepare_calls
 from irgrad.ad.reverse.calls import forward_call, reverse_call
+from irgrad.ad.reverse.dynamic_allocas import heapify_dynamic_allocas, reverse_heap_alloca
 from irgrad.ad.reverse.gradient_utils import GradientUtils
 from irgrad.ad.reverse.instructions import reverse_value_instruction
 from irgrad.ad.reverse.memory import (
@@ -44,7 +45,8 @@ from irgrad.ad.reverse.memory import (
     should_drop_forward_free,
 )
 from irgrad.ad.reverse.sunk_stores import sink_stores
-from irgrad.analysis.activity import has_float
+from irgrad.ad.reverse.vector_intrinsics import check_masked_pointer_store
+from irgrad.analysis.activity import has_float, is_pointer_like
 from irgrad.analysis.known_functions import allocator, callee_name, is_allocation
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.cfg import reverse_postorder
@@ -94,6 +96,7 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
         differeturn = new.args[k]
     _clone_body(gu)
     _internal_shadows(gu)
+    heapify_dynamic_allocas(gu)  # VLAs outlive their scope: the reverse pass reads them
     prepare_calls(gu)
     _forward_shadows(gu)  # with the calls that need their callee's augmented primal
     _reverse_pass(gu, differeturn)
@@ -182,7 +185,7 @@ def _forward_shadows(gu: GradientUtils) -> None:
                 forward_store_shadow(gu, inst)
     for orig_phi, sphi in pending_phis:
         for v, blk in orig_phi.incoming:
-            sv = gu.invert_pointer(v, orig_phi) if v.type.is_pointer else v
+            sv = gu.invert_pointer(v, orig_phi) if is_pointer_like(v.type) else v
             sphi.add_incoming(sv, gu.vmap[blk])  # type: ignore[arg-type]
 
 
@@ -201,6 +204,8 @@ def _forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
             ("llvm.memcpy", "llvm.memmove")):
         forward_memtransfer(gu, call)
     else:
+        if isinstance(call, ir.CallInst) and (name or "").startswith("llvm.masked."):
+            check_masked_pointer_store(gu, call)
         forward_call(gu, call)
 
 
@@ -289,6 +294,9 @@ def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) 
         reverse_store(gu, inst, b)
     elif isinstance(inst, ir.CallBase):
         reverse_call(gu, inst, b)
+    elif isinstance(inst, ir.AllocaInst):
+        if inst in gu.heap_allocas:
+            reverse_heap_alloca(gu, inst, b)
     elif isinstance(inst, ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
         if gu.is_shadowed(inst.pointer) and has_float(inst.type):
             raise gu.error("atomic read-modify-write of active memory is not supported", inst)
@@ -299,7 +307,9 @@ def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) 
 
 
 def _check_integer_use_of_active(gu: GradientUtils, inst: ir.Instruction) -> None:
-    """Float bit tricks (bitcast to an integer, integer ops) on an active value are errors."""
+    """Float bit tricks (bitcast to an integer, integer ops) on an active value are errors:
+    an integer operation on the bits of an active float (``bits >> 1``) whose result
+    carries no derivative would drop it."""
     if (isinstance(inst, ir.CastInst) and inst.opcode == "bitcast"
             and gu.is_varied(inst.value) and not has_float(inst.type)):
         for u in inst.users:
@@ -307,6 +317,16 @@ def _check_integer_use_of_active(gu: GradientUtils, inst: ir.Instruction) -> Non
                 raise gu.error(
                     "integer operation on an active floating-point value (its bits are "
                     "reinterpreted as an integer)", u)
+    if isinstance(inst, ir.BinaryOperator) or (
+            isinstance(inst, ir.CastInst) and inst.opcode in _INTEGER_CASTS):
+        for op in inst.operands:
+            if gu.is_varied(op) and not has_float(op.type) and gu.adjoint_type(op) is not None:
+                raise gu.error(
+                    "integer operation on an active floating-point value (its bits are "
+                    "reinterpreted as an integer)", inst)
+
+
+_INTEGER_CASTS = ("trunc", "zext", "sext", "sitofp", "uitofp", "inttoptr")
 
 
 def _reverse_terminator(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder,

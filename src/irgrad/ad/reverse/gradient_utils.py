@@ -69,10 +69,12 @@ class GradientUtils:
         self.orig = config.function
         self.new = new_fn
         self.module: ir.Module = ctx.module
+        self.types = ctx.types(self.orig)
         internal = internal_shadow_params(config)  # enzyme_const, shadowed inside
         self.activity = ActivityAnalysis.for_arguments(
             self.orig, [t.is_active or k in internal for k, t in enumerate(config.arg_types)],
-            policy=REVERSE_POLICY, return_active=config.return_type.is_active)
+            policy=REVERSE_POLICY, return_active=config.return_type.is_active,
+            types=self.types)
         self.memory_writes = MemoryWrites(self.orig)
         self.vmap: dict[ir.Value, ir.Value] = {}
         self.orig_of_new: dict[ir.Value, ir.Value] = {}
@@ -88,6 +90,8 @@ class GradientUtils:
         self.entry_marker: ir.Instruction | None = None
         self.tape: Tape | None = None
         self.freed_allocations: set[ir.Value] = set()
+        # allocas of run-time size (VLAs) that the derivative allocates on the heap
+        self.heap_allocas: set[ir.Value] = set()
         self.deferred_frees: list[Callable[[IRBuilder], None]] = []
         self.planner = LookupPlanner(self)
         self.loops = LoopCounters(self)
@@ -274,22 +278,32 @@ class GradientUtils:
         return self.lookup(self.invert_pointer(v, inst), orig_block)
 
     # -- adjoints ----------------------------------------------------------------------
+    def adjoint_type(self, v: ir.Value) -> ir.Type | None:
+        """The type of ``v``'s adjoint: its own for floating-point values (and aggregates
+        and vectors of them), the float's for an integer that type analysis says holds a
+        float's bits, None for values without derivatives."""
+        if has_float(v.type):
+            return v.type
+        return self.types.carried_float(v)
+
     def _slot(self, v: ir.Value) -> ir.Value:
         slot = self.diffe_slots.get(v)
         if slot is None:
+            t = self.adjoint_type(v) or v.type
             b = self.entry_builder()
-            slot = b.alloca(v.type, name=self.fresh("d." + (v.name or "v")))
-            b.store(adjoint_zero(v.type), slot)
+            slot = b.alloca(t, name=self.fresh("d." + (v.name or "v")))
+            b.store(adjoint_zero(t), slot)
             self.diffe_slots[v] = slot
         return slot
 
     def diffe(self, v: ir.Value, b: IRBuilder) -> ir.Value:
         """The adjoint of original value ``v``, read and reset to zero."""
-        if not has_float(v.type):
+        t = self.adjoint_type(v)
+        if t is None:
             raise self.error(f"no adjoint for value of type {v.type}")
         slot = self._slot(v)
-        d = b.load(v.type, slot)
-        b.store(adjoint_zero(v.type), slot)
+        d = b.load(t, slot)
+        b.store(adjoint_zero(t), slot)
         return d
 
     def add_to_diffe(self, v: ir.Value, dv: ir.Value, b: IRBuilder) -> None:
@@ -298,8 +312,13 @@ class GradientUtils:
             return
         if not (self.is_varied(v) or (isinstance(v, ir.Argument) and has_float(v.type))):
             return
+        t = self.adjoint_type(v)
+        if t is None:
+            raise self.error(f"no adjoint for value of type {v.type}")
+        if dv.type != t:
+            dv = b.bitcast(dv, t)
         slot = self._slot(v)
-        old = b.load(v.type, slot)
+        old = b.load(t, slot)
         b.store(add_values(b, old, dv), slot)
 
     def add_to_diffe_elem(self, v: ir.Value, indices: list[int], dv: ir.Value,

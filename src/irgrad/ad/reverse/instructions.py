@@ -64,10 +64,15 @@ def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuil
         gu.add_to_diffe(src, b.cast("fptrunc" if op == "fpext" else "fpext", d, src.type), b)
         return
     if op in ("bitcast", "freeze"):
+        # a float's bits as an integer (or back): the adjoint follows the bits
         src = inst.operands[0]
         d = gu.diffe(inst, b)
-        if has_float(src.type):
-            gu.add_to_diffe(src, d if src.type == d.type else b.bitcast(d, src.type), b)
+        st = gu.adjoint_type(src)
+        if st is not None and gu.is_varied(src):
+            if _float_element(st) != _float_element(d.type):
+                raise gu.error("bitcast between different floating-point types of an active "
+                               "value", inst)
+            gu.add_to_diffe(src, d if st == d.type else b.bitcast(d, st), b)
         return
     rule = lookup_instruction(op)
     if rule is not None and rule.kind == "instruction":
@@ -78,7 +83,7 @@ def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuil
         assert isinstance(inst, ir.SelectInst)
         d = gu.diffe(inst, b)
         c = gu.lookup_primal(inst.condition, bb)
-        zero = _zero_like(d)
+        zero = _zero_like(gu, d)
         gu.add_to_diffe(inst.true_value, b.select(c, d, zero), b)
         gu.add_to_diffe(inst.false_value, b.select(c, zero, d), b)
         return
@@ -92,7 +97,7 @@ def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuil
         d = gu.diffe(inst, b)
         if gu.is_varied(inst.value) and has_float(inst.value.type):
             gu.add_to_diffe(inst.value, b.extract_value(d, list(inst.indices)), b)
-        zeroed = b.insert_value(d, _zero_like(inst.value), list(inst.indices))
+        zeroed = b.insert_value(d, _zero_like(gu, inst.value), list(inst.indices))
         gu.add_to_diffe(inst.aggregate, zeroed, b)
         return
     if op == "extractelement":
@@ -100,24 +105,30 @@ def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuil
         d = gu.diffe(inst, b)
         idx = gu.lookup_primal(inst.index, bb)
         vec = inst.vector
-        gu.add_to_diffe(vec, b.insert_element(_zero_like(vec), d, idx), b)
+        gu.add_to_diffe(vec, b.insert_element(_zero_like(gu, vec), d, idx), b)
         return
     if op == "insertelement":
         assert isinstance(inst, ir.InsertElementInst)
         d = gu.diffe(inst, b)
         idx = gu.lookup_primal(inst.index, bb)
         gu.add_to_diffe(inst.element, b.extract_element(d, idx), b)
-        gu.add_to_diffe(inst.vector, b.insert_element(d, _zero_like(inst.element), idx), b)
+        gu.add_to_diffe(inst.vector, b.insert_element(d, _zero_like(gu, inst.element), idx), b)
         return
     if op == "shufflevector":
         _reverse_shuffle(gu, inst, b)
         return
+    if not has_float(inst.type):
+        raise gu.error("integer operation on an active floating-point value (its bits are "
+                       "reinterpreted as an integer)", inst)
     raise gu.error(f"cannot differentiate instruction `{op}`", inst)
 
 
-def _zero_like(v: ir.Value) -> ir.Value:
+def _float_element(t: ir.Type) -> ir.Type:
+    return t.element if isinstance(t, ir.VectorType) else t
 
-    return adjoint_zero(v.type)
+
+def _zero_like(gu: GradientUtils, v: ir.Value) -> ir.Value:
+    return adjoint_zero(gu.adjoint_type(v) or v.type)
 
 
 def _shuffle_mask(mask: ir.Value) -> list[int]:
@@ -137,8 +148,8 @@ def _reverse_shuffle(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) -> N
     v1, v2, mask = inst.operands
     d = gu.diffe(inst, b)
     n1 = v1.type.count  # type: ignore[attr-defined]
-    acc1: ir.Value = _zero_like(v1)
-    acc2: ir.Value = _zero_like(v2)
+    acc1: ir.Value = _zero_like(gu, v1)
+    acc2: ir.Value = _zero_like(gu, v2)
     for j, m in enumerate(_shuffle_mask(mask)):
         if m < 0:
             continue

@@ -4,9 +4,15 @@ Forward: every shadowed pointer gets a shadow computed beside it (same GEP on th
 base, zeroed shadow alloca/malloc/calloc, shadow of a loaded pointer = load from shadow
 memory); a store of a pointer also stores its shadow into shadow memory.
 Reverse: ``y = load p``: ``*shadow(p) += diffe(y)``; ``store v, p``:
-``diffe(v) += *shadow(p); *shadow(p) = 0``; memcpy: ``dsrc += ddst; ddst = 0``; memset:
-``ddst = 0``; a malloc freed in the function is freed (with its shadow) when the reverse
-pass reaches the malloc.
+``diffe(v) += *shadow(p); *shadow(p) = 0``; a malloc freed in the function is freed (with
+its shadow) when the reverse pass reaches the malloc. Copies (memcpy, memmove, memset,
+realloc) are in :mod:`irgrad.ad.reverse.memtransfer`.
+
+Integers that type analysis says hold the bits of a float (``uint64_t`` round trips,
+``load i64``/``store i64`` that LLVM makes of an 8-byte memcpy) carry derivatives like the
+float: their adjoint has the float's type (:meth:`GradientUtils.adjoint_type`). Integers
+that hold pointers get shadows like pointers when they are stored into shadowed memory.
+A copy of bytes whose type nothing says is ``Cannot deduce type``.
 """
 
 from __future__ import annotations
@@ -18,7 +24,15 @@ from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.core.function_shadows import constant_has_shadow
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero, zero_of
-from irgrad.analysis.activity import alloca_may_hold, has_float, holds_pointers
+from irgrad.ad.reverse.dynamic_allocas import shadow_heap_alloca
+from irgrad.ad.reverse.memtransfer import (
+    forward_memtransfer,
+    reverse_memset,
+    reverse_memtransfer,
+    reverse_realloc,
+)
+from irgrad.analysis.activity import alloca_may_hold, holds_pointers, is_pointer_like
+from irgrad.analysis.frees import allocation_escapes, guaranteed_free_of
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
@@ -26,8 +40,9 @@ from irgrad.analysis.known_functions import (
     is_inactive_global,
     is_state_release,
 )
-from irgrad.analysis.layout import alloc_size
-from irgrad.analysis.underlying_objects import underlying_object, underlying_objects
+from irgrad.analysis.layout import alloc_size, store_size
+from irgrad.analysis.type_results import NARROW_INTEGER_BITS
+from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_with_operands
 
@@ -67,6 +82,13 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
         s.name = name
         b.insert(s)
         return _record(gu, inst, s)
+    if op in ("insertelement", "shufflevector", "extractelement"):  # vectors of pointers
+        ops = [gu.invert_pointer(o, inst) if is_pointer_like(o.type) else gu.primal(o)
+               for o in inst.operands]
+        s = clone_with_operands(inst, ops)
+        s.name = name
+        b.insert(s)
+        return _record(gu, inst, s)
     if op == "phi":
         s = ir.PHINode(inst.type, name=name)
         b.insert(s)
@@ -95,6 +117,8 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
         return _record(gu, inst, s)
     if op == "alloca":
         assert isinstance(inst, ir.AllocaInst)
+        if inst in gu.heap_allocas:
+            return _record(gu, inst, shadow_heap_alloca(gu, inst, b, name))
         count = gu.primal(inst.count) if inst.count is not None else None
         s = b.insert(ir.AllocaInst(inst.allocated_type, count, inst.align), name)
         size: ir.Value = ir.ConstantInt(_I64, alloc_size(inst.allocated_type))
@@ -150,13 +174,15 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
     v = store.value
     if not holds_pointers(v.type) or not gu.is_shadowed(store.pointer):
         base = underlying_object(store.pointer)
-        if (has_float(v.type) and gu.is_varied(v) and not gu.is_shadowed(store.pointer)
+        if (gu.is_varied(v) and gu.adjoint_type(v) is not None
+                and not gu.is_shadowed(store.pointer)
                 and not is_inactive_global(getattr(base, "name", None))):
             what = f"global @{base.name}" if isinstance(base, ir.GlobalVariable) else (
                 "memory without a shadow (a global or constant pointer)")
             raise gu.error(f"active value stored into {what}: its derivative would be lost",
                            store)
-        _check_bytewise_copy(gu, store)
+        if _is_integer(v.type) and gu.is_shadowed(store.pointer):
+            _forward_integer_store(gu, store)
         return
     if not (gu.is_shadowed(v) or isinstance(v, ir.ConstantPointerNull)
             or constant_has_shadow(v)):
@@ -173,20 +199,90 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
     b.store(gu.invert_pointer(v, store), gu.invert_pointer(store.pointer, store), store.align)
 
 
-def _check_bytewise_copy(gu: GradientUtils, store: ir.StoreInst) -> None:
+def _is_integer(t: ir.Type) -> bool:
+    return isinstance(t.element if isinstance(t, ir.VectorType) else t, ir.IntType)
+
+
+def _holds_float(gu: GradientUtils, p: ir.Value) -> bool:
+    mem = gu.types.memory_types(p, 1)
+    return any(ct.is_float for ct in mem.values())
+
+
+def _forward_integer_store(gu: GradientUtils, store: ir.StoreInst) -> None:
+    """``store iN v, p`` into shadowed memory. Type analysis says what the bits are:
+    a float's (the reverse pass moves its adjoint), a pointer's (its shadow is stored
+    into the shadow memory), an integer's (nothing to do). Bytes of unknown type copied
+    from active memory are ``Cannot deduce type``."""
     v = store.value
-    if (
-        isinstance(v.type, ir.IntType) and v.type.width == 8
-        and isinstance(v, ir.LoadInst) and gu.is_shadowed(v.pointer)
-        and gu.is_shadowed(store.pointer)
-    ):
-        raise gu.error(
-            "Cannot deduce type of memory copied byte by byte between active buffers "
-            "(the floating-point type of the data is lost)", store)
+    if gu.adjoint_type(v) is not None or stored_adjoint_type(gu, store) is not None:
+        return
+    tree = gu.types.query(v).scalar_type()
+    if tree.is_pointer:
+        new_store = gu.vmap[store]
+        assert isinstance(new_store, ir.Instruction)
+        b = IRBuilder(position=new_store)
+        b.position_after(new_store)
+        b.store(integer_shadow(gu, v, store), gu.invert_pointer(store.pointer, store),
+                store.align)
+        return
+    source = v.pointer if isinstance(v, ir.LoadInst) and gu.is_shadowed(v.pointer) else None
+    if source is None:
+        return  # an integer computed here, not data moved between buffers
+    width = store_size(v.type) * 8
+    if width < NARROW_INTEGER_BITS:
+        if _holds_float(gu, source) or _holds_float(gu, store.pointer):
+            raise gu.error(
+                "Cannot deduce type of memory copied byte by byte between active buffers "
+                "(the floating-point type of the data is lost)", store)
+        return  # a byte is never a float nor a pointer (an empty member, a flag)
+    if not tree.is_known:
+        raise gu.error(f"Cannot deduce type of the data copied as `{v.type}` between active "
+                       "buffers (nothing says whether it is a floating-point value, a "
+                       "pointer or an integer)", store)
+
+
+def integer_shadow(gu: GradientUtils, v: ir.Value, inst: ir.Instruction) -> ir.Value:
+    """The shadow of an integer that holds a pointer (``load i64`` of a pointer field,
+    ``ptrtoint``): the same bits read from the shadow memory / of the shadow pointer."""
+    got = gu.shadow.get(v)
+    if got is not None:
+        return got
+    if isinstance(v, ir.Constant):
+        return v  # null and other constant addresses shadow themselves
+    if isinstance(v, ir.LoadInst) and gu.is_shadowed(v.pointer):
+        b = _fwd_builder_after(gu, v)
+        s = b.load(v.type, gu.invert_pointer(v.pointer, v), v.align,
+                   name=gu.fresh("s." + (v.name or "bits")))
+        return _record(gu, v, s)
+    if isinstance(v, ir.CastInst) and v.opcode == "ptrtoint" and gu.is_shadowed(v.value):
+        b = _fwd_builder_after(gu, v)
+        s = b.ptrtoint(gu.invert_pointer(v.value, v), v.type,
+                       name=gu.fresh("s." + (v.name or "bits")))
+        return _record(gu, v, s)
+    raise gu.error("Cannot deduce the shadow of a pointer held in an integer (stored into "
+                   "active memory)", inst)
+
+
+def stored_adjoint_type(gu: GradientUtils, store: ir.StoreInst) -> ir.Type | None:
+    """The type of the adjoint a store overwrites: the stored value's (a float, or the
+    float an integer carries), or -- an integer constant or inactive integer written over
+    floating-point data (``store i64 0`` clearing a double) -- the memory's."""
+    v = store.value
+    t = gu.adjoint_type(v)
+    if t is not None or not isinstance(v.type, ir.IntType):
+        return t
+    mem = gu.types.memory_types(store.pointer, store_size(v.type))
+    ct = mem.get(0) or mem.get(-1)
+    if ct is None or not ct.is_float:
+        return None
+    ft = ir.FloatType(ct.float_kind or "double")
+    return ft if ft.bits == v.type.width else None
 
 
 def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
-    """``free(p)`` of memory allocated in this function moves to the reverse pass."""
+    """``free(p)`` that releases every execution of an allocation of this function moves
+    to the reverse pass (:func:`irgrad.analysis.frees.guaranteed_free_of`); any other
+    free stays where it is."""
     freed = freed_pointer(call)
     if freed is None:
         return False
@@ -197,30 +293,11 @@ def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
         fn = call.callee
         gu.deferred_frees.append(lambda b: (b.call(fn, [state]), b.call(fn, [shadow])))
         return True
-    base = underlying_object(freed)
-    if isinstance(base, ir.CallInst) and base in gu.activity.shadowed and base.parent:
+    base = guaranteed_free_of(call)
+    if base is not None and base in gu.activity.shadowed:
         gu.freed_allocations.add(base)
         return True
     return False
-
-
-def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
-    """``q = realloc(p, n)`` copied p's data into q: ``dp[0:k] += dq[0:k]``; free dq."""
-    bb = call.parent
-    assert bb is not None
-    alloc = allocator(callee_name(call))
-    assert alloc is not None
-    old = gu.lookup_shadow(call.args[0], bb, call)
-    new = gu.lookup_shadow(call, bb, call)
-    n = allocation_bytes(b, alloc, [gu.lookup_primal(a, bb) for a in call.args])
-    usable = gu.libc("malloc_usable_size", ir.FunctionType(_I64, [ir.ptr]))
-    k = b.call(usable, [old])
-    umin = gu.module.get_or_insert_function("llvm.umin.i64", ir.FunctionType(_I64, [_I64, _I64]))
-    count = b.call(umin, [k, n if n.type == _I64 else b.zext(n, _I64)])
-    et = _element_type(gu, call, [call]) or ir.double
-    b.call(_memcpy_adjoint_helper(gu, et if isinstance(et, ir.FloatType) else ir.double),
-           [old, new, count])
-    b.call(gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [new])
 
 
 def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
@@ -229,38 +306,47 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
     if alloc is not None and alloc.reallocates is not None and gu.is_shadowed(call):
         reverse_realloc(gu, call, b)
         return
-    if call not in gu.freed_allocations:
-        return
     bb = call.parent
     assert bb is not None
-    p = gu.lookup_primal(call, bb)
-    s = gu.lookup_shadow(call, bb, call)
     custom = gu.module.get_function(alloc.free_function) if alloc and alloc.free_function else None
-    if alloc is not None and custom is not None:  # __enzyme_allocation_like's free function
-        rest = [gu.lookup_primal(a, bb) for a in call.args]
-        for ptr in (p, s):
+    rest = [gu.lookup_primal(a, bb) for a in call.args] if custom is not None else []
+
+    def release(ptr: ir.Value) -> None:
+        if alloc is not None and custom is not None:  # __enzyme_allocation_like's free
             b.call(custom, [ptr if i < 0 else rest[i] for i in alloc.free_args])
-        return
-    free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
-    b.call(free, [p])
-    b.call(free, [s])
+        else:
+            b.call(gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [ptr])
+
+    if call in gu.freed_allocations:
+        release(gu.lookup_primal(call, bb))
+        release(gu.lookup_shadow(call, bb, call))
+    elif gu.is_shadowed(call) and (alloc is None or alloc.fresh) and not allocation_escapes(call):
+        # the primal is freed in the forward pass (or never): the shadow, which no one
+        # outside this function can see, is not needed after this point
+        release(gu.lookup_shadow(call, bb, call))
 
 
 def reverse_load(gu: GradientUtils, load: ir.LoadInst, b: IRBuilder) -> None:
-    if not gu.is_varied(load) or not has_float(load.type):
+    if not gu.is_varied(load):
+        return
+    t = gu.adjoint_type(load)
+    if t is None:
         return
     bb = load.parent
     assert bb is not None
     d = gu.diffe(load, b)
     sp = gu.lookup_shadow(load.pointer, bb, load)
-    old = b.load(load.type, sp, load.align)
+    old = b.load(t, sp, load.align)
 
     b.store(add_values(b, old, d), sp, load.align)
 
 
 def reverse_store(gu: GradientUtils, store: ir.StoreInst, b: IRBuilder) -> None:
     v = store.value
-    if not gu.is_shadowed(store.pointer) or not has_float(v.type):
+    if not gu.is_shadowed(store.pointer):
+        return
+    t = stored_adjoint_type(gu, store)
+    if t is None:
         return
     bb = store.parent
     assert bb is not None
@@ -272,208 +358,25 @@ def reverse_store(gu: GradientUtils, store: ir.StoreInst, b: IRBuilder) -> None:
     # store of the reloaded adjoint goes away (the reverse loop then vectorizes)
     base = underlying_object(store.pointer)
     local = isinstance(base, ir.AllocaInst) or base in gu.freed_allocations
-    zero = adjoint_zero(v.type) if local else zero_of(v.type)
+    zero = adjoint_zero(t) if local else zero_of(t)
     if gu.is_varied(v):
-        d = b.load(v.type, sp, store.align)
+        d = b.load(t, sp, store.align)
         b.store(zero, sp, store.align)
         gu.add_to_diffe(v, d, b)
     else:
         b.store(zero, sp, store.align)
 
 
-# -- memory intrinsics ------------------------------------------------------------------------
-def _element_type(gu: GradientUtils, call: ir.CallBase, ptrs: list[ir.Value]) -> ir.Type | None:
-    """The floating-point type of the data a memcpy moves (from the loads/stores around)."""
-
-    bases = {_copy_base(p) for p in ptrs} - {None}
-    _add_copy_partners(gu, bases)
-    found: set[ir.Type] = set()
-    pointers = False
-    for inst in gu.orig.instructions():
-        # through phis and selects too (a copied array reassigned in a loop, as numba's
-        # ``y = y0.copy(); for ...: y = y + dt * k``)
-        if (isinstance(inst, ir.LoadInst | ir.StoreInst)
-                and not bases.isdisjoint({_copy_base(o) for o in
-                                          underlying_objects(inst.pointer)})):
-            t = inst.type if isinstance(inst, ir.LoadInst) else inst.value.type
-            while isinstance(t, ir.VectorType | ir.ArrayType):
-                t = t.element
-            if isinstance(t, ir.FloatType):
-                found.add(t)
-            elif t.is_pointer:
-                pointers = True
-    if not found and not pointers:  # the buffers are only accessed by callees
-        found, pointers = _callee_access_types(gu, bases)
-    if len(found) == 1:
-        return next(iter(found))
-    if pointers and not found:
-        return ir.ptr
-    for p in ptrs:  # a pointer argument of a function with a known float element type
-        if isinstance(p, ir.Argument):
-            for u in p.users:
-                if isinstance(u, ir.GetElementPtrInst) and isinstance(u.source_type,
-                                                                      ir.FloatType):
-                    return u.source_type
-    return None
-
-
-def _copy_base(p: ir.Value) -> ir.Value | None:
-    """The underlying object of ``p``, seeing through the reload of a pointer from a
-    local that holds a single stored value (unoptimized IR's ``%b.addr``), so every
-    ``load ptr, ptr %b.addr`` names the same buffer."""
-    base = underlying_object(p)
-    while isinstance(base, ir.LoadInst) and isinstance(base.pointer, ir.AllocaInst):
-        stores = [u for u in base.pointer.users if isinstance(u, ir.StoreInst)]
-        if len(stores) != 1 or stores[0].pointer is not base.pointer:
-            break
-        base = underlying_object(stores[0].value)
-    return base
-
-
-def _access_types(fn: ir.Function, bases: set[ir.Value | None]
-                  ) -> tuple[set[ir.Type], bool]:
-    """The floating-point types loaded/stored through ``bases`` in ``fn`` (and whether
-    pointers are)."""
-
-    found: set[ir.Type] = set()
-    pointers = False
-    for inst in fn.instructions():
-        if (isinstance(inst, ir.LoadInst | ir.StoreInst)
-                and not bases.isdisjoint({_copy_base(o) for o in
-                                          underlying_objects(inst.pointer)})):
-            t = inst.type if isinstance(inst, ir.LoadInst) else inst.value.type
-            while isinstance(t, ir.VectorType | ir.ArrayType):
-                t = t.element
-            if isinstance(t, ir.FloatType):
-                found.add(t)
-            elif t.is_pointer:
-                pointers = True
-    return found, pointers
-
-
-def _callee_access_types(gu: GradientUtils, bases: set[ir.Value | None]
-                         ) -> tuple[set[ir.Type], bool]:
-    """How the defined functions this one passes ``bases`` to access them (unoptimized
-    IR: ``memcpy(&absolutes[16 * b], rel, ...)`` where only ``mat4_mul`` reads them)."""
-    found: set[ir.Type] = set()
-    pointers = False
-    for inst in gu.orig.instructions():
-        fn = inst.called_function if isinstance(inst, ir.CallBase) else None
-        if fn is None or fn.is_declaration or fn is gu.orig:
-            continue
-        args = {fn.args[k] for k, a in enumerate(inst.args)  # type: ignore[union-attr]
-                if k < len(fn.args) and a.type.is_pointer and _copy_base(a) in bases}
-        if args:
-            f, p = _access_types(fn, args)  # type: ignore[arg-type]
-            found |= f
-            pointers |= p
-    return found, pointers
-
-
-def _add_copy_partners(gu: GradientUtils, bases: set[ir.Value | None]) -> None:
-    """Grow ``bases`` with the buffers that memcpy/memmove copy to or from them: copied
-    data has one type (``Body copy = *b; memcpy(&again, &copy, ...)``)."""
-    pairs = []
-    for inst in gu.orig.instructions():
-        if isinstance(inst, ir.CallBase) and (callee_name(inst) or "").startswith(
-                ("llvm.memcpy", "llvm.memmove")):
-            pairs.append({_copy_base(inst.args[0]), _copy_base(inst.args[1])} - {None})
-    grown = True
-    while grown:
-        grown = False
-        for pair in pairs:
-            if not pair.isdisjoint(bases) and not pair <= bases:
-                bases |= pair
-                grown = True
-
-
-def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
-    """memcpy/memmove: ``dsrc += ddst; ddst = 0`` (elementwise in the data's float type)."""
-    dst, src, n = call.args[0], call.args[1], call.args[2]
-    if not gu.is_shadowed(dst):
-        return
-    bb = call.parent
-    assert bb is not None
-    if not gu.is_shadowed(src):  # constant source: the destination's adjoint is dropped
-        sdst = gu.lookup_shadow(dst, bb, call)
-        nn = gu.lookup_primal(n, bb)
-        b.memset(sdst, 0, nn if nn.type == _I64 else b.zext(nn, _I64))
-        return
-    et = _element_type(gu, call, [dst, src])
-    if et is None:
-        raise gu.error("Cannot deduce type of the data copied by memcpy/memmove", call)
-    if et.is_pointer:
-        return
-    sdst = gu.lookup_shadow(dst, bb, call)
-    nn = gu.lookup_primal(n, bb)
-    if nn.type != _I64:
-        nn = b.zext(nn, _I64)
-    if gu.is_shadowed(src):
-        ssrc = gu.lookup_shadow(src, bb, call)
-        helper = _memcpy_adjoint_helper(gu, et)  # type: ignore[arg-type]
-        b.call(helper, [ssrc, sdst, nn])
-    else:
-        b.memset(sdst, 0, nn)
-
-
-def forward_memtransfer(gu: GradientUtils, call: ir.CallBase) -> None:
-    """A memcpy of pointers between shadowed buffers also copies the shadows."""
-    dst, src = call.args[0], call.args[1]
-    if not (gu.is_shadowed(dst) and gu.is_shadowed(src)):
-        return
-    if _element_type(gu, call, [dst, src]) != ir.ptr:
-        return
-    new = gu.vmap[call]
-    assert isinstance(new, ir.Instruction)
-    b = IRBuilder()
-    b.position_after(new)
-    b.call(call.callee, [gu.invert_pointer(dst, call), gu.invert_pointer(src, call),
-                         gu.primal(call.args[2]), gu.primal(call.args[3])],
-           call.function_type)
-
-
-def reverse_memset(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
-    dst = call.args[0]
-    if not gu.is_shadowed(dst):
-        return
-    bb = call.parent
-    assert bb is not None
-    nn = gu.lookup_primal(call.args[2], bb)
-    b.memset(gu.lookup_shadow(dst, bb, call), 0, nn if nn.type == _I64 else b.zext(nn, _I64))
-
-
-def _memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
-    """``void @__irgrad_memcpy_adjoint_<t>(ptr dsrc, ptr ddst, i64 bytes)``."""
-    name = f"__irgrad_memcpy_adjoint_{et}"
-    fn = gu.module.get_function(name)
-    if fn is not None:
-        return fn
-    fn = gu.module.get_or_insert_function(
-        name, ir.FunctionType(ir.void, [ir.ptr, ir.ptr, _I64]))
-    fn.linkage = "internal"
-    fn.fn_attrs = ["nounwind"]
-    dsrc, ddst, nbytes = fn.args
-    dsrc.name, ddst.name, nbytes.name = "dsrc", "ddst", "bytes"
-    entry = fn.append_basic_block("entry")
-    loop = fn.append_basic_block("loop")
-    done = fn.append_basic_block("done")
-    b = IRBuilder(entry)
-    size = alloc_size(et)
-    n = b.udiv(nbytes, ir.ConstantInt(_I64, size), name="n")
-    empty = b.icmp("eq", n, ir.ConstantInt(_I64, 0), name="empty")
-    b.cond_br(empty, done, loop)
-    b.position_at_end(loop)
-    i = b.phi(_I64, [(ir.ConstantInt(_I64, 0), entry)], name="i")
-    ps = b.gep(et, dsrc, [i], name="ps")
-    pd = b.gep(et, ddst, [i], name="pd")
-    vd = b.load(et, pd, name="vd")
-    b.store(ir.ConstantFP(et, 0.0), pd)
-    vs = b.load(et, ps, name="vs")
-    b.store(b.fadd(vs, vd, name="sum"), ps)
-    nxt = b.add(i, ir.ConstantInt(_I64, 1), name="next")
-    i.add_incoming(nxt, loop)
-    more = b.icmp("ult", nxt, n, name="more")
-    b.cond_br(more, loop, done)
-    b.position_at_end(done)
-    b.ret()
-    return fn
+__all__ = [
+    "create_shadow",
+    "forward_memtransfer",
+    "forward_store_shadow",
+    "integer_shadow",
+    "reverse_allocation",
+    "reverse_load",
+    "reverse_memset",
+    "reverse_memtransfer",
+    "reverse_store",
+    "should_drop_forward_free",
+    "stored_adjoint_type",
+]

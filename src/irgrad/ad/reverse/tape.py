@@ -91,7 +91,8 @@ class Tape:
         frame.offsets.append(off)
         frame.size = off + size
         slot = b.gep(ir.i8, frame.frame_ptr, [ir.ConstantInt(ir.i64, off)])
-        return b.load(value.type, slot, name=self.gu.fresh("tape.v"))
+        # the slot is aligned to at most 16 bytes: say so (a <4 x double> defaults to 32)
+        return b.load(value.type, slot, align, name=self.gu.fresh("tape.v"))
 
     def finalize(self) -> None:
         """Emit the pushes in the forward blocks and fix the frame sizes.
@@ -131,7 +132,7 @@ class Tape:
                 ptr = b.call(push, [self.state, ir.ConstantInt(ir.i64, size)])
             for v, off in zip(frame.values, frame.offsets, strict=True):
                 slot = b.gep(ir.i8, ptr, [ir.ConstantInt(ir.i64, off)])
-                b.store(v, slot)
+                b.store(v, slot, min(16, abi_align(v.type)))
 
     def _push_unchecked(self, b: IRBuilder, size: int) -> ir.Value:
         sp_slot = b.struct_gep(self.state_type, self.state, 1)

@@ -6,6 +6,7 @@ Importing this package registers every table (arith, intrinsics, libm).
 """
 
 from irgrad.ad.rules import arith, intrinsics, libm  # noqa: F401  (register the tables)
+from irgrad.ad.rules.masked import masked_kind
 from irgrad.ad.rules.rule import (
     Rule,
     all_rules,
@@ -14,11 +15,21 @@ from irgrad.ad.rules.rule import (
     lookup_instruction,
     lookup_intrinsic,
 )
+from irgrad.ad.rules.vector import lane_map_terms, reduction
+
+
+def intrinsic_has_derivative(name: str) -> bool:
+    """An intrinsic the engine differentiates: an elementwise rule, a vector reduction,
+    a lane map (``hadd``) or a masked memory access."""
+    return (lookup_intrinsic(name) is not None or reduction(name) is not None
+            or lane_map_terms(name) is not None or masked_kind(name) is not None)
+
 
 __all__ = [
     "Rule",
     "all_rules",
     "intrinsic_base_name",
+    "intrinsic_has_derivative",
     "lookup_call",
     "lookup_instruction",
     "lookup_intrinsic",

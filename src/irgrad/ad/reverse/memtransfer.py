@@ -1,0 +1,180 @@
+"""Memory copies in reverse mode: memcpy/memmove, memset and realloc's copy.
+
+What a copy moves comes from type analysis (:meth:`irgrad.analysis.type_results.
+TypeResults.copied_contents`), with the evidence of both ends: the types the source and
+the destination are read and written as, TBAA tags (``!tbaa.struct`` on clang's struct
+copies), the callees that receive the buffers. Then
+
+* floating-point data (one type over the whole copy): the reverse pass adds the
+  destination's adjoints into the source's and zeroes them (``dsrc += ddst; ddst = 0``,
+  elementwise, in a small helper loop);
+* pointers: the forward pass copies the shadow pointers too (the destination's pointers
+  then have shadows);
+* a struct of floats and pointers of known size: each field as above;
+* integers only (``std::vector<int>`` growing, an empty member's byte): nothing.
+
+A copy with no evidence at all is ``Cannot deduce type``, at the copy's source line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.ad.core.allocations import allocation_bytes, as_i64
+from irgrad.analysis.known_functions import allocator, callee_name
+from irgrad.analysis.layout import alloc_size
+from irgrad.analysis.type_results import CopiedContents
+from irgrad.ir.builder import IRBuilder
+
+if TYPE_CHECKING:
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
+
+_I64 = ir.i64
+
+
+def copied_contents(gu: GradientUtils, call: ir.CallBase) -> CopiedContents:
+    """What memcpy/memmove ``call`` moves; a located error when nothing says."""
+    dst, src, n = call.args[0], call.args[1], call.args[2]
+    size = n.unsigned_value if isinstance(n, ir.ConstantInt) else None
+    got = gu.types.copied_contents(dst, src, size)
+    if not got.known:
+        raise gu.error("Cannot deduce type of the data copied by memcpy/memmove (nothing "
+                       "reads or writes it with a type)", call)
+    if not got.inactive and not got.uniform and (size is None or -1 in got.fields):
+        raise gu.error("Cannot deduce type of the data copied by memcpy/memmove: it mixes "
+                       "floating-point values and pointers in a copy of run-time length",
+                       call)
+    return got
+
+
+def _field_type(kind: str | None) -> ir.FloatType:
+    return ir.FloatType(kind or "double")
+
+
+def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
+    """memcpy/memmove: ``dsrc += ddst; ddst = 0`` for the floating-point data moved."""
+    dst, src, n = call.args[0], call.args[1], call.args[2]
+    if not gu.is_shadowed(dst):
+        return
+    bb = call.parent
+    assert bb is not None
+    if not gu.is_shadowed(src):  # constant source: the destination's adjoint is dropped
+        sdst = gu.lookup_shadow(dst, bb, call)
+        b.memset(sdst, 0, as_i64(b, gu.lookup_primal(n, bb)))
+        return
+    got = copied_contents(gu, call)
+    if got.inactive or not got.floats:
+        return
+    sdst = gu.lookup_shadow(dst, bb, call)
+    ssrc = gu.lookup_shadow(src, bb, call)
+    if got.uniform:
+        helper = memcpy_adjoint_helper(gu, _field_type(got.float_type))
+        b.call(helper, [ssrc, sdst, as_i64(b, gu.lookup_primal(n, bb))])
+        return
+    for off, ct in got.field_offsets("Float"):  # a struct of known size, field by field
+        t = _field_type(ct.float_kind)
+        pd = b.gep(ir.i8, sdst, [ir.ConstantInt(_I64, off)])
+        ps = b.gep(ir.i8, ssrc, [ir.ConstantInt(_I64, off)])
+        d = b.load(t, pd)
+        b.store(ir.ConstantFP(t, 0.0), pd)
+        b.store(b.fadd(b.load(t, ps), d), ps)
+
+
+def forward_memtransfer(gu: GradientUtils, call: ir.CallBase) -> None:
+    """A copy of pointers between shadowed buffers also copies their shadows."""
+    dst, src = call.args[0], call.args[1]
+    if not (gu.is_shadowed(dst) and gu.is_shadowed(src)):
+        return
+    got = copied_contents(gu, call)
+    if not got.pointers:
+        return
+    new = gu.vmap[call]
+    assert isinstance(new, ir.Instruction)
+    b = IRBuilder()
+    b.position_after(new)
+    sdst, ssrc = gu.invert_pointer(dst, call), gu.invert_pointer(src, call)
+    if got.uniform:
+        b.call(call.callee, [sdst, ssrc, gu.primal(call.args[2]), gu.primal(call.args[3])],
+               call.function_type)
+        return
+    for off, _ in got.field_offsets("Pointer"):
+        ps = b.gep(ir.i8, ssrc, [ir.ConstantInt(_I64, off)])
+        pd = b.gep(ir.i8, sdst, [ir.ConstantInt(_I64, off)])
+        b.store(b.load(ir.ptr, ps), pd)
+
+
+def reverse_memset(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
+    dst = call.args[0]
+    if not gu.is_shadowed(dst):
+        return
+    bb = call.parent
+    assert bb is not None
+    nn = gu.lookup_primal(call.args[2], bb)
+    b.memset(gu.lookup_shadow(dst, bb, call), 0, as_i64(b, nn))
+
+
+def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
+    """``q = realloc(p, n)`` copied p's data into q: ``dp[0:k] += dq[0:k]``; free dq."""
+    bb = call.parent
+    assert bb is not None
+    alloc = allocator(callee_name(call))
+    assert alloc is not None
+    old = gu.lookup_shadow(call.args[0], bb, call)
+    new = gu.lookup_shadow(call, bb, call)
+    n = allocation_bytes(b, alloc, [gu.lookup_primal(a, bb) for a in call.args])  # reallocarray
+    usable = gu.libc("malloc_usable_size", ir.FunctionType(_I64, [ir.ptr]))
+    k = b.call(usable, [old])
+    umin = gu.module.get_or_insert_function("llvm.umin.i64", ir.FunctionType(_I64, [_I64, _I64]))
+    count = b.call(umin, [k, as_i64(b, n)])
+    got = gu.types.copied_contents(call, call.args[0], None)
+    if got.float_type is not None or not got.known:
+        b.call(memcpy_adjoint_helper(gu, _field_type(got.float_type)), [old, new, count])
+    b.call(gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [new])
+
+
+def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
+    """``void @__irgrad_memcpy_adjoint_<t>(ptr dsrc, ptr ddst, i64 bytes)``."""
+    name = f"__irgrad_memcpy_adjoint_{et}"
+    fn = gu.module.get_function(name)
+    if fn is not None:
+        return fn
+    fn = gu.module.get_or_insert_function(
+        name, ir.FunctionType(ir.void, [ir.ptr, ir.ptr, _I64]))
+    fn.linkage = "internal"
+    fn.fn_attrs = ["nounwind"]
+    dsrc, ddst, nbytes = fn.args
+    dsrc.name, ddst.name, nbytes.name = "dsrc", "ddst", "bytes"
+    entry = fn.append_basic_block("entry")
+    loop = fn.append_basic_block("loop")
+    done = fn.append_basic_block("done")
+    b = IRBuilder(entry)
+    size = alloc_size(et)
+    n = b.udiv(nbytes, ir.ConstantInt(_I64, size), name="n")
+    empty = b.icmp("eq", n, ir.ConstantInt(_I64, 0), name="empty")
+    b.cond_br(empty, done, loop)
+    b.position_at_end(loop)
+    i = b.phi(_I64, [(ir.ConstantInt(_I64, 0), entry)], name="i")
+    ps = b.gep(et, dsrc, [i], name="ps")
+    pd = b.gep(et, ddst, [i], name="pd")
+    vd = b.load(et, pd, name="vd")
+    b.store(ir.ConstantFP(et, 0.0), pd)
+    vs = b.load(et, ps, name="vs")
+    b.store(b.fadd(vs, vd, name="sum"), ps)
+    nxt = b.add(i, ir.ConstantInt(_I64, 1), name="next")
+    i.add_incoming(nxt, loop)
+    more = b.icmp("ult", nxt, n, name="more")
+    b.cond_br(more, loop, done)
+    b.position_at_end(done)
+    b.ret()
+    return fn
+
+
+__all__ = [
+    "copied_contents",
+    "forward_memtransfer",
+    "memcpy_adjoint_helper",
+    "reverse_memset",
+    "reverse_memtransfer",
+    "reverse_realloc",
+]

@@ -1,0 +1,120 @@
+"""Which heap allocations of a function are freed where (Enzyme's guaranteed frees).
+
+The reverse pass reads the memory of the function's own allocations (and their shadows)
+after the forward pass, so a ``free`` of such memory may move into the reverse pass --
+but only a free that releases *every* execution of the allocation exactly once: it
+post-dominates the allocation and sits in the same loop (:func:`guaranteed_free_of`).
+Then the reverse pass frees the memory and its shadow when it reaches the allocation.
+Any other free (a rejected step's buffer freed on one branch, a buffer freed through a
+pointer loaded from a table) stays in the forward pass; memory it releases is not read
+again (:mod:`irgrad.analysis.memory_writes` counts it as a write), and the shadow of an
+allocation that never leaves the function is freed when the reverse pass reaches the
+allocation (:func:`allocation_escapes`).
+"""
+
+from __future__ import annotations
+
+from irgrad import ir
+from irgrad.analysis.known_functions import (
+    callee_name,
+    freed_pointer,
+    is_free,
+    is_fresh_allocation,
+    is_ignored_intrinsic,
+    is_memory_transfer,
+    is_memset,
+)
+from irgrad.analysis.loops import LoopInfo
+from irgrad.analysis.underlying_objects import underlying_object
+from irgrad.ir.dominators import PostDominatorTree
+
+_TREES: dict[ir.Function, tuple[int, PostDominatorTree, LoopInfo]] = {}
+
+
+def _trees(fn: ir.Function) -> tuple[PostDominatorTree, LoopInfo]:
+    got = _TREES.get(fn)
+    size = sum(len(bb.instructions) for bb in fn.blocks)
+    if got is None or got[0] != size:
+        got = (size, PostDominatorTree(fn), LoopInfo(fn))
+        if len(_TREES) > 256:
+            _TREES.clear()
+        _TREES[fn] = got
+    return got[1], got[2]
+
+
+def freed_allocation(call: ir.Instruction) -> ir.CallInst | None:
+    """The function's own fresh allocation that ``free(p)`` releases, when ``p`` is
+    plainly based on one (not through memory, phis or selects)."""
+    freed = freed_pointer(call) if isinstance(call, ir.CallBase) else None
+    if freed is None:
+        return None
+    base = underlying_object(freed)
+    if (isinstance(base, ir.CallInst) and is_fresh_allocation(callee_name(base))
+            and base.parent is not None and call.parent is not None
+            and base.parent.parent is call.parent.parent):
+        return base
+    return None
+
+
+def guaranteed_free_of(call: ir.Instruction) -> ir.CallInst | None:
+    """The allocation ``call`` (a free) releases on every execution: the free
+    post-dominates the allocation and lies in the same innermost loop, so each execution
+    of the allocation reaches exactly this free before the allocation runs again."""
+    alloc = freed_allocation(call)
+    if alloc is None:
+        return None
+    fb, ab = call.parent, alloc.parent
+    assert fb is not None and ab is not None and ab.parent is not None
+    pdt, loops = _trees(ab.parent)
+    if loops.loop_for(fb) is not loops.loop_for(ab):
+        return None
+    if fb is ab:
+        insts = fb.instructions
+        return alloc if insts.index(call) > insts.index(alloc) else None
+    return alloc if pdt.dominates(fb, ab) else None
+
+
+def allocation_escapes(alloc: ir.Value) -> bool:
+    """Can the allocation's address outlive the call of its function (returned, stored
+    into memory that is not a local of the function, passed to a callee that may keep
+    it)? Frees, accesses, comparisons, copies and ``captures(none)`` parameters do not
+    keep it."""
+    work: list[ir.Value] = [alloc]
+    seen: set[ir.Value] = {alloc}
+    while work:
+        p = work.pop()
+        for use in p.uses:
+            u = use.user
+            if isinstance(u, ir.GetElementPtrInst | ir.PHINode | ir.SelectInst) or (
+                    isinstance(u, ir.CastInst) and u.opcode in ("bitcast", "addrspacecast")):
+                if u not in seen:
+                    seen.add(u)
+                    work.append(u)
+            elif isinstance(u, ir.LoadInst | ir.CmpInst):
+                continue
+            elif isinstance(u, ir.StoreInst):
+                if u.value is p and not isinstance(underlying_object(u.pointer),
+                                                   ir.AllocaInst):
+                    return True
+            elif isinstance(u, ir.CallBase):
+                if not _call_keeps_nothing(u, use.index):
+                    return True
+            elif not (isinstance(u, ir.CastInst) and u.opcode == "ptrtoint"):
+                return True  # returned, or anything else
+    return False
+
+
+def _call_keeps_nothing(call: ir.CallBase, index: int) -> bool:
+    name = callee_name(call)
+    if (is_free(name) or is_ignored_intrinsic(name) or is_memset(name)
+            or is_memory_transfer(name)):
+        return True
+    fn = call.called_function
+    if fn is None or index >= len(fn.args):
+        return False
+    attrs = call.arg_attrs[index] if call.arg_attrs and index < len(call.arg_attrs) else []
+    attrs = [*attrs, *fn.args[index].attrs]
+    return any(a in ("nocapture", "captures(none)") for a in attrs)
+
+
+__all__ = ["allocation_escapes", "freed_allocation", "guaranteed_free_of"]

@@ -1,0 +1,196 @@
+"""Type trees of values before and after type analysis: what the IR type of a value (or
+a constant's form) says on its own, and :class:`TypeResults`, what
+:class:`irgrad.analysis.type_analysis.TypeAnalysis` found for one function.
+
+The queries the AD engine asks live here too: the floating-point type an integer carries
+(:meth:`TypeResults.carried_float`), and what the bytes behind a pointer hold
+(:meth:`TypeResults.pointee_kind`), so that a copy of memory (``memcpy``, or an integer
+load and store) knows whether it moves floats, pointers or integers.
+"""
+
+from __future__ import annotations
+
+from irgrad.analysis.layout import scalar_leaves, store_size
+from irgrad.analysis.type_tree import (
+    INTEGER,
+    POINTER,
+    ConcreteType,
+    TypeTree,
+    concrete_of,
+)
+from irgrad.ir.constants import (
+    ConstantExpr,
+    ConstantFP,
+    ConstantInt,
+    ConstantPointerNull,
+)
+from irgrad.ir.function import Function
+from irgrad.ir.globals import GlobalValue, GlobalVariable
+from irgrad.ir.types import FLOAT_BITS, ArrayType, FloatType, IntType, Type, VectorType
+from irgrad.ir.values import Value
+
+#: integers narrower than this many bits hold neither a float nor a pointer (no C type
+#: of 8 bits is either), as Enzyme decides
+NARROW_INTEGER_BITS = 16
+
+
+def is_scalar_type(t: Type) -> bool:
+    return not (t.is_struct or isinstance(t, ArrayType))
+
+
+def seed_tree(t: Type) -> TypeTree:
+    """What the IR type alone says: floats and pointers (integers may carry anything)."""
+    if is_scalar_type(t):
+        ct = concrete_of(t)
+        return TypeTree.scalar(ct) if ct.is_float or ct.is_pointer else TypeTree()
+    out = TypeTree()
+    for off, et in scalar_leaves(t):
+        ct = concrete_of(et)
+        if ct.is_float or ct.is_pointer:
+            out.insert((off,), ct)
+    return out
+
+
+def default_arg_trees(fn: Function) -> tuple[list[TypeTree], TypeTree]:
+    """Trees for an unannotated call: floats Float, pointers Pointer, integers Integer."""
+    trees = []
+    for a in fn.args:
+        t = seed_tree(a.type)
+        if a.type.is_integer:
+            t = TypeTree.scalar(INTEGER)
+        trees.append(t)
+    ret = seed_tree(fn.return_type)
+    if fn.return_type.is_integer:
+        ret = TypeTree.scalar(INTEGER)
+    return trees, ret
+
+
+def _to_memory(value_tree: TypeTree, t: Type) -> TypeTree:
+    """A value's tree as the contents of memory at offset 0."""
+    if is_scalar_type(t):
+        return value_tree.scalar_in_memory().shift(0, max(store_size(t), 1))
+    return value_tree.shift(0, max(store_size(t), 1))
+
+
+def _from_memory(mem: TypeTree, t: Type) -> TypeTree:
+    """The tree of a value of type ``t`` loaded from memory ``mem`` at offset 0."""
+    size = max(store_size(t), 1)
+    looked = mem.lookup(0, size)
+    return looked.as_scalar() if is_scalar_type(t) else looked
+
+
+class TypeResults:
+    """The result of :meth:`TypeAnalysis.analyze` for one function and argument trees."""
+
+    def __init__(self, fn: Function, trees: dict[Value, TypeTree], return_tree: TypeTree,
+                 conflicts: list[str]) -> None:
+        self.function = fn
+        self.trees = trees
+        self.return_tree = return_tree
+        self.conflicts = conflicts
+
+    @property
+    def arg_trees(self) -> list[TypeTree]:
+        return [self.query(a) for a in self.function.args]
+
+    def query(self, v: Value) -> TypeTree:
+        """The type tree of ``v`` (constants and globals from their form)."""
+        t = self.trees.get(v)
+        if t is not None:
+            return t
+        return constant_tree(v)
+
+    def carries_float(self, v: Value) -> bool:
+        return self.query(v).carries_float()
+
+    def scalar_type(self, v: Value) -> ConcreteType:
+        return self.query(v).scalar_type()
+
+    # -- what the AD engine asks -------------------------------------------------------
+    def carried_float(self, v: Value) -> Type | None:
+        """The floating-point type whose bits an integer (or integer vector) value holds
+        (``i64`` loaded from a ``double``, ``<2 x i64>`` from two), or None."""
+        t = v.type
+        elem = t.element if isinstance(t, VectorType) else t
+        if not isinstance(elem, IntType):
+            return None
+        ct = self.query(v).scalar_type()
+        if not ct.is_float or FLOAT_BITS.get(ct.float_kind or "") != elem.width:
+            return None
+        ft = FloatType(ct.float_kind or "double")
+        return VectorType(ft, t.count) if isinstance(t, VectorType) else ft
+
+    def memory_types(self, p: Value, size: int | None = None) -> dict[int, ConcreteType]:
+        """What the bytes behind pointer ``p`` hold: ``{offset: type}`` (offset ``-1``:
+        every offset), limited to ``[0, size)`` when the size is known."""
+        out: dict[int, ConcreteType] = {}
+        for path, ct in self.query(p).data0().mapping.items():
+            if len(path) == 1 and (path[0] == -1 or size is None or path[0] < size):
+                out[path[0]] = ct
+        return out
+
+    def copied_contents(self, dst: Value, src: Value, size: int | None) -> CopiedContents:
+        """What a copy of ``size`` bytes (None: a run-time length) from ``src`` to
+        ``dst`` moves, from the evidence at either end."""
+        fields: dict[int, ConcreteType] = {}
+        for p in (dst, src):
+            for off, ct in self.memory_types(p, size).items():
+                old = fields.get(off)
+                if old is None or old.kind in ("Anything", "Integer"):
+                    fields[off] = ct
+        return CopiedContents(fields, size)
+
+
+class CopiedContents:
+    """The bytes a memory copy moves, by type: ``fields`` maps offsets (``-1``: every
+    offset) to concrete types; integers and ``Anything`` carry no derivative."""
+
+    def __init__(self, fields: dict[int, ConcreteType], size: int | None) -> None:
+        self.fields = fields
+        self.size = size
+        self.floats = {ct.float_kind for ct in fields.values() if ct.is_float}
+        self.pointers = any(ct.is_pointer for ct in fields.values())
+
+    @property
+    def known(self) -> bool:
+        """Some evidence exists (a copy with none cannot be differentiated)."""
+        return bool(self.fields)
+
+    @property
+    def inactive(self) -> bool:
+        """Only integers (and bytes of any type): nothing to differentiate."""
+        return self.known and not self.floats and not self.pointers
+
+    @property
+    def float_type(self) -> str | None:
+        """The one floating-point kind the copy moves, if it moves floats of one kind."""
+        return next(iter(self.floats)) if len(self.floats) == 1 else None
+
+    def field_offsets(self, kind: str) -> list[tuple[int, ConcreteType]]:
+        """Constant offsets of the fields of one kind (``"Float"``, ``"Pointer"``)."""
+        return sorted((off, ct) for off, ct in self.fields.items()
+                      if off >= 0 and ct.kind == kind)
+
+    @property
+    def uniform(self) -> bool:
+        """Every byte that carries something carries the same kind (floats of one type,
+        or pointers), so the copy is handled over its whole length at once."""
+        return (len(self.floats) == 1) != self.pointers
+
+
+def constant_tree(v: Value) -> TypeTree:
+    if isinstance(v, ConstantFP):
+        return seed_tree(v.type)
+    if isinstance(v, ConstantInt):
+        sv = v.signed_value if v.type.width > 1 else v.value  # type: ignore[attr-defined]
+        return TypeTree.scalar(INTEGER) if 0 < abs(sv) <= 4096 else TypeTree()
+    if isinstance(v, ConstantPointerNull | GlobalValue | ConstantExpr) and v.type.is_pointer:
+        t = TypeTree.scalar(POINTER)
+        if isinstance(v, GlobalVariable):
+            t.or_in(seed_tree(v.value_type).only(-1))
+        return t
+    if isinstance(v, ConstantExpr):
+        return seed_tree(v.type)
+    return TypeTree()
+
+
