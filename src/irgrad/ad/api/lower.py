@@ -10,7 +10,7 @@ or an ``__enzyme_*`` declaration remains.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from irgrad import ir
 from irgrad.ad.api.entry_calls import (
@@ -30,6 +30,7 @@ from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import source_location_of
 from irgrad.ad.core.invoke import lower_invoke
+from irgrad.ad.core.shadow_globals import set_roots, zero_shadows_before
 from irgrad.ad.forward.function import create_forward_diff
 from irgrad.ad.reverse.augmented import create_augmented_pair
 from irgrad.ad.reverse.function import create_primal_and_gradient
@@ -83,6 +84,7 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase, mode: DerivativeMode) 
         raise
     b = ir.IRBuilder(position=call)
     b.debug_loc = call.debug_loc
+    zero_shadows_before(ctx, b, derivative)
     params = derivative.function_type.params
     values: list[ir.Value] = []
     for primal, shadows in zip(parsed.primals, parsed.shadows, strict=True):
@@ -109,15 +111,35 @@ def lower_enzyme_calls(module: ir.Module) -> ir.Module:
     if not calls:
         return module
     ctx = new_context(module)
+    roots = differentiated_functions(c for c, _ in calls)
+    if roots is not None:
+        set_roots(ctx, roots)
     for call, mode in calls:
         lower_call(ctx, call, mode)
     remove_markers(module)
     return module
 
 
+def differentiated_functions(calls: Iterable[ir.CallBase]) -> list[ir.Function] | None:
+    """The functions the ``__enzyme_*`` calls differentiate (their first argument); None
+    when one is not a function constant (then any function may be differentiated)."""
+    out: list[ir.Function] = []
+    for call in calls:
+        v = call.args[0] if call.args else None
+        while isinstance(v, ir.ConstantExpr) and v.operands:
+            v = v.operands[0]
+        if not isinstance(v, ir.Function):
+            return None
+        out.append(v)
+    return out
+
+
 def lower_calls_in_order(module: ir.Module, calls: Sequence[ir.CallBase]) -> None:
     """Lower the given calls (tests use it to lower one call at a time)."""
     ctx = new_context(module)
+    roots = differentiated_functions(calls)
+    if roots is not None:
+        set_roots(ctx, roots)
     for call in calls:
         fn = call.called_function
         mode = entry_mode(fn.name) if fn is not None else None

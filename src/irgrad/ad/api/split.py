@@ -29,6 +29,7 @@ from irgrad.ad.api.entry_calls import ParsedCall, call_error, replace_result
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.shadow_globals import zero_shadows_before
 from irgrad.ad.rules.emit import adapt_value, coerce_scalar
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import constant_of
@@ -66,6 +67,7 @@ def lower_split_call(ctx: DerivativeContext, call: ir.CallInst, parsed: ParsedCa
         for v in (primal, *shadows):
             values.append(coerce_scalar(b, v, params[len(values)]))
     if parsed.mode is DerivativeMode.REVERSE_PRIMAL:
+        zero_shadows_before(ctx, b, aug)  # the reverse call continues with these shadows
         result = b.call(aug, values)
         _augmented_result(b, call, parsed, result, entry)
     else:

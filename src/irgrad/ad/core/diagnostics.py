@@ -13,7 +13,8 @@ import re
 from typing import TYPE_CHECKING
 
 from irgrad.errors import SourceLocation
-from irgrad.ir.printer import value_ref
+from irgrad.ir.instructions import Instruction as _Instruction
+from irgrad.ir.printer import print_instruction, value_ref
 
 if TYPE_CHECKING:
     from irgrad.ir import Function, Instruction, Module, Value
@@ -127,6 +128,18 @@ def function_location(fn: Function) -> SourceLocation:
                 filename = _file_of_scope(table, _ref(_field(node, "file")), default)
                 return SourceLocation(filename, line, 0)
     return SourceLocation(default)
+
+
+def value_text(v: Value) -> str:
+    """``v`` in IR syntax for a message: an instruction as printed (``%y = fmul double
+    %x, %x``), any other value as its typed operand (``ptr @G``) -- never a Python repr."""
+    try:
+        if isinstance(v, _Instruction):
+            return print_instruction(v).strip()
+        return f"{v.type} {value_ref(v)}"
+    except Exception:  # a message must not fail: fall back to the name
+        name = getattr(v, "name", None)
+        return f"%{name}" if name else type(v).__name__
 
 
 def mixed_activity_store_message(value: Value) -> str:

@@ -18,6 +18,7 @@ from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.tangents import tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.analysis.global_activity import global_base
 from irgrad.analysis.known_functions import (
     Allocator,
     allocator,
@@ -27,6 +28,7 @@ from irgrad.analysis.known_functions import (
     is_memset,
 )
 from irgrad.analysis.layout import abi_align
+from irgrad.analysis.memory_writes import writes_caller_memory
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.ir.clone import clone_instruction
 
@@ -122,12 +124,10 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
     if sp is None:
         v = inst.value
         # an active value stored where no shadow exists (e.g. a global): lost derivative
-        if (
-            fp.tangent(v) is not None
-            and v.type.is_fp_or_fp_vector
-            and isinstance(p, ir.GlobalVariable | ir.ConstantExpr)
-        ):
-            raise fp.error(inst, "active value stored into a global without a shadow")
+        g = _global_of(p)
+        if fp.tangent(v) is not None and v.type.is_fp_or_fp_vector and g is not None:
+            raise fp.error(inst, f"active value stored into global @{g.name} without a "
+                           "shadow: its derivative would be lost")
         return
     v = inst.value
     tv = fp.tangent(v)
@@ -148,6 +148,12 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
     ptrs = sp if isinstance(sp, list) else [sp]
     for val, ptr in zip(vals, ptrs, strict=True):
         _copy(fp, inst, {v: val, p: ptr})
+
+
+def _global_of(p: ir.Value) -> ir.GlobalVariable | None:
+    """The global pointer ``p`` points into, if it is one (directly or by GEPs)."""
+    base = underlying_object(p)
+    return global_base(base) if base is not None else None
 
 
 def visit_return(fp: ForwardPass, inst: ir.ReturnInst) -> None:
@@ -212,8 +218,12 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     if is_memory_transfer(name) or is_memset(name):
         _visit_mem_intrinsic(fp, call, name)
         return
-    if not _has_tangents(fp, call):
+    uses_globals = fp.globals.uses_active_globals(callee)
+    if not _has_tangents(fp, call) and not uses_globals:
         return
+    if (callee is not None and not callee.is_declaration and not call.uses
+            and not writes_caller_memory(callee)):
+        return  # a read-only call whose result is unused: no tangent is needed
     if name.startswith("llvm."):
         rule = lookup_intrinsic(name)
     else:
@@ -322,6 +332,11 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     dst = call.args[0]
     dst_t = fp.tangent(dst)
     if dst_t is None:
+        g = _global_of(dst)
+        if (g is not None and is_memory_transfer(name)
+                and fp.tangent(call.args[1]) is not None):
+            raise fp.error(call, f"active memory copied into global @{g.name} without a "
+                           "shadow: its derivative would be lost")
         return
     if dst in fp.interleaved and name.startswith("llvm.memset."):
         _copy(fp, call, {dst: dst_t, call.args[1]: ir.ConstantInt(ir.i8, 0),  # type: ignore[dict-item]
