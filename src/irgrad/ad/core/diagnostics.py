@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from irgrad.ir import Function, Instruction, Module, Value
 
 _DEF = re.compile(r"^\s*!(\d+)\s*=\s*(?:distinct\s+)?(.*)$")
+_ATTACHMENTS = re.compile(r"(?:,\s*![\w.]+\s+!\d+)+$")
 
 
 def _metadata_table(module: Module) -> dict[int, str]:
@@ -134,8 +135,8 @@ def value_text(v: Value) -> str:
     """``v`` in IR syntax for a message: an instruction as printed (``%y = fmul double
     %x, %x``), any other value as its typed operand (``ptr @G``) -- never a Python repr."""
     try:
-        if isinstance(v, _Instruction):
-            return print_instruction(v).strip()
+        if isinstance(v, _Instruction):  # without its metadata attachments (!dbg !12)
+            return _ATTACHMENTS.sub("", print_instruction(v).strip())
         return f"{v.type} {value_ref(v)}"
     except Exception:  # a message must not fail: fall back to the name
         name = getattr(v, "name", None)

@@ -36,6 +36,7 @@ from irgrad import ir
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.analysis.global_activity import GlobalActivity, global_activity, global_base
 from irgrad.analysis.layout import alloc_size
+from irgrad.analysis.underlying_objects import underlying_object
 
 ROOTS_KEY = "shadow_globals.roots"
 _ACTIVITY_KEY = "shadow_globals.activity"
@@ -128,6 +129,64 @@ class ShadowGlobals:
         ops[0] = self.rebuild(ops[0], base)
         return ir.ConstantExpr(c.opcode, c.type, ops, c.flags, c.predicate, c.source_type)
 
+    # -- pointers kept in globals ---------------------------------------------------------
+    def check_pointer_shadow(self, b: ir.IRBuilder, shadow: ir.Value, primal: ir.Value,
+                             pointer: ir.Value) -> ir.Value:
+        """``shadow``, the shadow of a pointer loaded through ``pointer``, checked at run
+        time when it comes from the zeroed shadow of an active global: a null shadow of a
+        non-null pointer means the pointer was stored before this derivative was called
+        (outside it, or in an earlier call), and its shadow is unknown. The derivative
+        then stops with a message instead of dereferencing null."""
+        got = memory_global(pointer)
+        if got is None or got[1] or got[0] in self.user_shadows:
+            return shadow
+        g = got[0]
+        text = (f"irgrad: the pointer in global @{g.name} was set before this derivative "
+                "was called (outside the differentiated code, or in an earlier call): its "
+                "shadow is unknown. Assign it inside the differentiated function, or pass "
+                "the memory it points to as an argument with enzyme_dup.\n").encode()
+        msg = self._message(text)
+        return b.call(self._checker(), [shadow, primal, msg,
+                                        ir.ConstantInt(ir.i64, len(text))])
+
+    def _message(self, text: bytes) -> ir.GlobalVariable:
+        ty = ir.ArrayType(len(text), ir.i8)
+        gv = ir.GlobalVariable(self.module.unique_name("__irgrad_shadow_msg"), ty,
+                               ir.ConstantDataString(ty, text), is_constant=True,
+                               linkage="private")
+        gv.unnamed_addr = "unnamed_addr"
+        self.module.add_global(gv)
+        return gv
+
+    def _checker(self) -> ir.Function:
+        """``ptr @__irgrad_check_global_shadow(ptr s, ptr p, ptr msg, i64 len)``: ``s``,
+        or write ``msg`` to stderr and abort when ``s`` is null and ``p`` is not."""
+        name = "__irgrad_check_global_shadow"
+        fn = self.module.get_function(name)
+        if fn is not None:
+            return fn
+        fn = ir.Function(name, ir.FunctionType(ir.ptr, [ir.ptr, ir.ptr, ir.ptr, ir.i64]),
+                         linkage="internal", arg_names=["s", "p", "msg", "len"])
+        self.module.add_function(fn)
+        s, p, msg, n = fn.args
+        entry = fn.append_basic_block("entry")
+        fail = fn.append_basic_block("fail")
+        ok = fn.append_basic_block("ok")
+        b = ir.IRBuilder(entry)
+        null = ir.ConstantPointerNull(ir.ptr)
+        bad = b.and_(b.icmp("eq", s, null), b.icmp("ne", p, null))
+        b.cond_br(bad, fail, ok)
+        b.position_at_end(fail)
+        write = self.module.get_or_insert_function(
+            "write", ir.FunctionType(ir.i64, [ir.i32, ir.ptr, ir.i64]))
+        abort = self.module.get_or_insert_function("abort", ir.FunctionType(ir.void, []))
+        b.call(write, [ir.ConstantInt(ir.i32, 2), msg, n])
+        b.call(abort, [])
+        b.unreachable()
+        b.position_at_end(ok)
+        b.ret(s)
+        return fn
+
     # -- zeroing -------------------------------------------------------------------------
     def used_by(self, fn: ir.Function) -> list[ir.GlobalVariable]:
         """The zeroed shadows ``fn`` and the functions it calls refer to."""
@@ -155,6 +214,40 @@ class ShadowGlobals:
         """At ``b``: zero the shadows the derivative ``fn`` uses."""
         for s in self.used_by(fn):
             b.memset(s, 0, ir.ConstantInt(ir.i64, alloc_size(s.value_type)), s.align)
+
+
+def memory_global(p: ir.Value) -> tuple[ir.GlobalVariable, bool] | None:
+    """The global behind pointer ``p``: (``@G``, False) when ``p`` points into ``@G``,
+    (``@P``, True) when ``p`` was loaded from ``@P`` (a global holding a pointer); None
+    otherwise."""
+    base = underlying_object(p)
+    if base is None:
+        return None
+    g = global_base(base)
+    if g is not None:
+        return g, False
+    if isinstance(base, ir.LoadInst):
+        holder = underlying_object(base.pointer)
+        h = global_base(holder) if holder is not None else None
+        if h is not None:
+            return h, True
+    return None
+
+
+def unshadowed_memory(p: ir.Value, what: str) -> str:
+    """The error for ``what`` ("active value stored", "active data copied") going into
+    memory without a shadow through pointer ``p``."""
+    got = memory_global(p)
+    if got is None:
+        return (f"{what} into memory without a shadow (a constant pointer): its derivative "
+                "would be lost")
+    g, through = got
+    if through:
+        return (f"{what} into the memory global @{g.name} points to: that memory was set "
+                "up outside the differentiated code and has no shadow, so its derivative "
+                "would be lost (pass it as an argument with enzyme_dup, or assign "
+                f"@{g.name} inside the differentiated function)")
+    return f"{what} into global @{g.name}, which has no shadow: its derivative would be lost"
 
 
 def zero_shadows_before(ctx: DerivativeContext, b: ir.IRBuilder, fn: ir.Function) -> None:
@@ -205,7 +298,9 @@ __all__ = [
     "USER_TABLE",
     "ShadowGlobals",
     "global_activity_of",
+    "memory_global",
     "set_roots",
     "shadow_globals_of",
+    "unshadowed_memory",
     "zero_shadows_before",
 ]

@@ -13,13 +13,22 @@ from collections.abc import Callable, Sequence
 from irgrad import ir
 from irgrad.ad.core.config import FnConfig
 from irgrad.ad.core.context import DerivativeContext
-from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.diagnostics import source_location_of, value_text
 from irgrad.ad.core.shadow_globals import global_activity_of, shadow_globals_of
 from irgrad.ad.forward import memory as mem
 from irgrad.ad.forward.interleaved_shadows import interleaved_values, interleaving_analysis
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_instruction
-from irgrad.ad.rules.emit import emit_partials, fadd, fmul, fp_constant, fsub, splat
+from irgrad.ad.rules.emit import (
+    emit_partials,
+    fadd,
+    fmul,
+    fp_constant,
+    fsub,
+    may_be_unbounded,
+    splat,
+    strong_zero,
+)
 from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis
 from irgrad.analysis.global_activity import global_base
 from irgrad.errors import DifferentiationError
@@ -182,7 +191,8 @@ class ForwardPass:
     def error(self, inst: ir.Instruction, message: str) -> DifferentiationError:
         orig = self.config.function.name
         return DifferentiationError(
-            f"{message} in function {orig}: {_inst_text(inst)}", source_location_of(inst)
+            f"{message} in function {orig} at instruction `{value_text(inst)}`",
+            source_location_of(inst)
         )
 
     # -- dispatch ------------------------------------------------------------------------
@@ -287,7 +297,11 @@ class ForwardPass:
             if result.type != operands[i].type and result.type.is_fp_or_fp_vector:
                 t = self._convert_tangent(t, operands[i].type, result.type)
                 p = self._convert_value(p, result.type)
-            total = self._add(total, self._vec_scale(p, t))
+            scaled = self._vec_scale(p, t)
+            if may_be_unbounded(rule.partials[i]):  # a zero tangent contributes 0, not NaN
+                scaled = ([strong_zero(self.b, x, y) for x, y in zip(t, scaled, strict=True)]
+                          if isinstance(t, list) else strong_zero(self.b, t, scaled))  # type: ignore[arg-type]
+            total = self._add(total, scaled)
         return total
 
     def _convert_value(self, v: ir.Value, ty: ir.Type) -> ir.Value:
@@ -381,8 +395,3 @@ def _next(inst: ir.Instruction) -> ir.Instruction | None:
     return insts[k] if k < len(insts) else None
 
 
-def _inst_text(inst: ir.Instruction) -> str:
-    try:
-        return str(inst).strip()
-    except Exception:
-        return inst.opcode

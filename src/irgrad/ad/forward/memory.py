@@ -15,10 +15,14 @@ from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
+from irgrad.ad.core.shadow_globals import (
+    memory_global,
+    shadow_globals_of,
+    unshadowed_memory,
+)
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.tangents import tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
-from irgrad.analysis.global_activity import global_base
 from irgrad.analysis.known_functions import (
     Allocator,
     allocator,
@@ -108,7 +112,10 @@ def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
                                       _lane_align(inst, inst.type), name=_shadow_name(inst))
         return
     lanes = t if isinstance(t, list) else [t]
-    loaded = [_copy(fp, inst, {p: s}) for s in lanes]
+    loaded: list[ir.Value] = [_copy(fp, inst, {p: s}) for s in lanes]
+    if inst.type.is_pointer and fp.globals.is_active(underlying_object(p) or p):
+        shadows = shadow_globals_of(fp.ctx)  # a pointer kept in an active global
+        loaded = [shadows.check_pointer_shadow(fp.b, s, inst, p) for s in loaded]
     fp.tangents[inst] = fp.pack(loaded, inst.type) if fp.width > 1 else loaded[0]
 
 
@@ -124,10 +131,9 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
     if sp is None:
         v = inst.value
         # an active value stored where no shadow exists (e.g. a global): lost derivative
-        g = _global_of(p)
-        if fp.tangent(v) is not None and v.type.is_fp_or_fp_vector and g is not None:
-            raise fp.error(inst, f"active value stored into global @{g.name} without a "
-                           "shadow: its derivative would be lost")
+        if (fp.tangent(v) is not None and v.type.is_fp_or_fp_vector
+                and memory_global(p) is not None):
+            raise fp.error(inst, unshadowed_memory(p, "active value stored"))
         return
     v = inst.value
     tv = fp.tangent(v)
@@ -148,12 +154,6 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
     ptrs = sp if isinstance(sp, list) else [sp]
     for val, ptr in zip(vals, ptrs, strict=True):
         _copy(fp, inst, {v: val, p: ptr})
-
-
-def _global_of(p: ir.Value) -> ir.GlobalVariable | None:
-    """The global pointer ``p`` points into, if it is one (directly or by GEPs)."""
-    base = underlying_object(p)
-    return global_base(base) if base is not None else None
 
 
 def visit_return(fp: ForwardPass, inst: ir.ReturnInst) -> None:
@@ -332,11 +332,9 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     dst = call.args[0]
     dst_t = fp.tangent(dst)
     if dst_t is None:
-        g = _global_of(dst)
-        if (g is not None and is_memory_transfer(name)
-                and fp.tangent(call.args[1]) is not None):
-            raise fp.error(call, f"active memory copied into global @{g.name} without a "
-                           "shadow: its derivative would be lost")
+        if (is_memory_transfer(name) and fp.tangent(call.args[1]) is not None
+                and memory_global(dst) is not None):
+            raise fp.error(call, unshadowed_memory(dst, "active data copied"))
         return
     if dst in fp.interleaved and name.startswith("llvm.memset."):
         _copy(fp, call, {dst: dst_t, call.args[1]: ir.ConstantInt(ir.i8, 0),  # type: ignore[dict-item]

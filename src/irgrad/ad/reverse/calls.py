@@ -39,9 +39,10 @@ if TYPE_CHECKING:
 
 
 def _is_active_call(gu: GradientUtils, call: ir.CallBase) -> bool:
-    if gu.is_varied(call):
-        return True
-    return any(gu.is_varied(a) or gu.is_shadowed(a) for a in call.args)
+    """Does ``call`` need derivative code: its result carries a useful derivative, or it
+    may write active memory (through active arguments or an active global)? A read-only
+    call whose result is unused needs none (the activity analysis decides)."""
+    return not gu.activity.is_constant_instruction(call)
 
 
 def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:

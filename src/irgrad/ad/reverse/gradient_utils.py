@@ -142,7 +142,7 @@ class GradientUtils:
         where = f" in function {self.orig.name}"
         loc = None
         if inst is not None:
-            where += f" at instruction `{_inst_text(inst)}`"
+            where += f" at instruction `{value_text(inst)}`"
             loc = source_location_of(inst, self.module)
         try:
             return DifferentiationError(message + where, loc)  # type: ignore[call-arg]
@@ -320,8 +320,3 @@ class GradientUtils:
         b.store(add_values(b, old, dv), p)
 
 
-def _inst_text(inst: ir.Instruction) -> str:
-    try:
-        return str(inst).strip()
-    except Exception:  # printer not available: fall back to the opcode
-        return inst.opcode

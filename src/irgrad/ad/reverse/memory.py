@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
+from irgrad.ad.core.shadow_globals import shadow_globals_of, unshadowed_memory
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero, zero_of
 from irgrad.analysis.activity import alloca_may_hold, has_float
 from irgrad.analysis.known_functions import allocator, callee_name, is_free
@@ -71,7 +72,11 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
     if op == "load":
         assert isinstance(inst, ir.LoadInst)
         sp = gu.invert_pointer(inst.pointer, inst)
-        return _record(gu, inst, b.load(inst.type, sp, inst.align, name=name))
+        s = b.load(inst.type, sp, inst.align, name=name)
+        if gu.globals.is_active(underlying_object(inst.pointer) or inst.pointer):
+            s = shadow_globals_of(gu.ctx).check_pointer_shadow(b, s, gu.vmap[inst],
+                                                               inst.pointer)
+        return _record(gu, inst, s)
     if op == "alloca":
         assert isinstance(inst, ir.AllocaInst)
         count = gu.primal(inst.count) if inst.count is not None else None
@@ -106,12 +111,10 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
     """A pointer stored into shadowed memory: store its shadow into the shadow memory."""
     v = store.value
     if not v.type.is_pointer or not gu.is_shadowed(store.pointer):
-        if (has_float(v.type) and gu.is_varied(v) and not gu.is_shadowed(store.pointer)):
-            base = underlying_object(store.pointer)
-            what = f"global @{base.name}" if isinstance(base, ir.GlobalVariable) else (
-                "memory without a shadow (a global or constant pointer)")
-            raise gu.error(f"active value stored into {what}: its derivative would be lost",
-                           store)
+        # (varied, useful or not: the store would be what makes it useful)
+        if (has_float(v.type) and v in gu.activity.varied
+                and not gu.is_shadowed(store.pointer)):
+            raise gu.error(unshadowed_memory(store.pointer, "active value stored"), store)
         _check_bytewise_copy(gu, store)
         return
     if not (gu.is_shadowed(v) or isinstance(v, ir.ConstantPointerNull)):
@@ -356,8 +359,13 @@ def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> N
 
 
 def forward_memtransfer(gu: GradientUtils, call: ir.CallBase) -> None:
-    """A memcpy of pointers between shadowed buffers also copies the shadows."""
+    """A memcpy of pointers between shadowed buffers also copies the shadows; a copy of
+    active floating-point data into memory without a shadow is an error."""
     dst, src = call.args[0], call.args[1]
+    if gu.is_shadowed(src) and not gu.is_shadowed(dst):
+        et = _element_type(gu, call, [dst, src])
+        if isinstance(et, ir.FloatType):
+            raise gu.error(unshadowed_memory(dst, "active data copied"), call)
     if not (gu.is_shadowed(dst) and gu.is_shadowed(src)):
         return
     if _element_type(gu, call, [dst, src]) != ir.ptr:
