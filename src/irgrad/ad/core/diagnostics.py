@@ -95,9 +95,14 @@ def location_from_dbg(module: Module, dbg: str | None, default_file: str) -> Sou
 
 
 def _module_filename(module: Module | None) -> str:
+    """The file a location without debug info names: the file irgrad read the module
+    from (``prog.ll``, ``<stdin>``), else the source the module says it came from."""
     if module is None:
         return "<input>"
-    return module.source_filename or getattr(module, "name", None) or "<input>"
+    read = getattr(module, "name", None)
+    if read and (read == "<stdin>" or os.path.isfile(read)):
+        return read
+    return module.source_filename or read or "<input>"
 
 
 def source_location_of(inst: Instruction, module: Module | None = None) -> SourceLocation:

@@ -138,9 +138,11 @@ def augment_calls(gu: GradientUtils) -> None:
             fn = inst.called_function
             if fn is None or fn.is_declaration or fn.name.startswith("llvm."):
                 continue
+            # (a pointer into active memory returned by a read-only callee: the call
+            # itself needs no derivative, but what is read through its result does)
+            _check_pointer_result(gu, inst, fn)
             if not _is_active_call(gu, inst):
                 continue
-            _check_pointer_result(gu, inst, fn)
             if cheap_call_is_exact(gu, inst, fn):
                 continue
             if not isinstance(inst, ir.CallInst):
