@@ -130,30 +130,29 @@ def reachable_functions(roots: Iterable[ir.Function]) -> set[ir.Function]:
     return seen
 
 
-def _pointer_uses(g: ir.GlobalVariable) -> Iterable[tuple[ir.Value, ir.Use]]:
-    """Every use of a pointer based on ``g`` (through constant expressions, GEPs and
-    pointer casts): (the pointer, its use)."""
-    work: list[ir.Value] = [g]
+def _pointer_uses(inst: ir.Instruction, index: int, p: ir.Value
+                  ) -> Iterable[tuple[ir.Value, ir.Instruction, int]]:
+    """Operand ``index`` of ``inst`` is the global-based pointer ``p``: every use of a
+    pointer derived from it (through GEPs and pointer casts), as (pointer, user, operand
+    index)."""
+    work: list[tuple[ir.Value, ir.Instruction, int]] = [(p, inst, index)]
     seen: set[int] = set()
     while work:
-        p = work.pop()
-        if id(p) in seen:
-            continue
-        seen.add(id(p))
-        for use in p.uses:
-            u = use.user
-            if (isinstance(u, ir.ConstantExpr) and u.opcode in _POINTER_CASTS
-                    and use.index == 0) or (
-                    isinstance(u, ir.Instruction) and u.opcode in _POINTER_CASTS
-                    and use.index == 0):
-                work.append(u)
-            else:
-                yield p, use
+        ptr, user, k = work.pop()
+        if user.opcode in _POINTER_CASTS and k == 0:
+            if id(user) in seen:
+                continue
+            seen.add(id(user))
+            work.extend((user, u.user, u.index) for u in user.uses
+                        if isinstance(u.user, ir.Instruction))
+        else:
+            yield ptr, user, k
 
 
-def _classify_use(g: ir.GlobalVariable, p: ir.Value, use: ir.Use) -> tuple[bool, bool]:
-    """(writes, makes active) for one use of pointer ``p`` based on ``g``."""
-    u = use.user
+def _classify_use(g: ir.GlobalVariable, p: ir.Value, u: ir.Instruction, index: int
+                  ) -> tuple[bool, bool]:
+    """(writes, makes active) for operand ``index`` of ``u``, pointer ``p`` based on
+    ``g``."""
     if isinstance(u, ir.LoadInst):
         return False, False
     if isinstance(u, ir.StoreInst):
@@ -168,26 +167,25 @@ def _classify_use(g: ir.GlobalVariable, p: ir.Value, use: ir.Use) -> tuple[bool,
         if is_inactive_call(name):
             return False, False
         if is_memset(name):
-            return use.index == 0, False
+            return index == 0, False
         if is_memory_transfer(name):
-            if use.index != 0:
+            if index != 0:
                 return False, False
             src = global_base(u.args[1])
             return True, not (src is not None and src.is_constant)
         return True, True  # passed to a function: irgrad cannot follow it
-    if isinstance(u, ir.CmpInst) or (isinstance(u, ir.Instruction) and u.opcode == "ptrtoint"):
+    if isinstance(u, ir.CmpInst) or u.opcode == "ptrtoint":
         return False, False
     return True, True  # phi, select, returned, ...: the address escapes
 
 
-def _only_llvm_lists(c: ir.Value) -> bool:
-    """Constant ``c`` (a user of a global's address) ends up only in ``@llvm.used``-style
-    globals, or nowhere."""
+def _globals_in(c: ir.Value, depth: int = 0) -> Iterable[ir.GlobalVariable]:
+    """The global variables a constant refers to (in aggregates and expressions)."""
     if isinstance(c, ir.GlobalVariable):
-        return c.name.startswith("llvm.")
-    if not isinstance(c, ir.Constant) or isinstance(c, ir.GlobalValue):
-        return False
-    return all(_only_llvm_lists(use.user) for use in c.uses)
+        yield c
+    elif isinstance(c, ir.Constant) and not isinstance(c, ir.GlobalValue) and depth < 16:
+        for op in c.operands:
+            yield from _globals_in(op, depth + 1)
 
 
 def _carries(t: ir.Type, g: ir.GlobalVariable) -> bool:
@@ -212,27 +210,27 @@ def global_activity(module: ir.Module, roots: Iterable[ir.Function] | None = Non
         roots if roots is not None else [f for f in module.functions if not f.is_declaration])
     active: dict[ir.GlobalVariable, ir.Instruction | None] = {
         g: None for g in user_shadows}
-    touch: dict[ir.GlobalVariable, list[tuple[ir.Function, bool]]] = {}
-    for g in module.globals:
-        if not _candidate(g) and g not in active:
+    # globals whose address is data in another global's initializer (not LLVM's own
+    # lists): what is written through it cannot be followed
+    for holder in module.globals:
+        init = holder.initializer
+        if init is None or holder.name.startswith("llvm."):
             continue
-        uses: list[tuple[ir.Function, bool]] = []
-        for p, use in _pointer_uses(g):
-            u = use.user
-            fn = u.function if isinstance(u, ir.Instruction) else None
-            if fn is None:
-                # in another global's initializer (not LLVM's own lists): the address is
-                # data now, and what is written through it cannot be followed
-                if not isinstance(u, ir.Instruction) and not _only_llvm_lists(u):
-                    active.setdefault(g, None)
-                continue
-            if fn not in reach:
-                continue
-            writes, makes_active = _classify_use(g, p, use)
-            uses.append((fn, writes))
-            if makes_active and _candidate(g):
-                active.setdefault(g, u)  # type: ignore[arg-type]
-        touch[g] = uses
+        for g in _globals_in(init):
+            if _candidate(g):
+                active.setdefault(g, None)
+    touch: dict[ir.GlobalVariable, list[tuple[ir.Function, bool]]] = {}
+    for fn in reach:  # (only these bodies: others may stay unparsed)
+        for inst in fn.instructions():
+            for k, op in enumerate(inst.operands):
+                g = global_base(op) if isinstance(op, ir.Constant) else None
+                if g is None or not (_candidate(g) or g in active):
+                    continue
+                for p, user, index in _pointer_uses(inst, k, op):
+                    writes, makes_active = _classify_use(g, p, user, index)
+                    touch.setdefault(g, []).append((fn, writes))
+                    if makes_active and _candidate(g):
+                        active.setdefault(g, user)
     direct_users: set[ir.Function] = set()
     direct_writers: set[ir.Function] = set()
     for g in active:
