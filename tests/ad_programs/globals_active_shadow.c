@@ -22,6 +22,8 @@ double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 typedef struct { double d[2]; } Tangents2;
 Tangents2 __enzyme_fwddiff2(void *, ...) __asm__("__enzyme_fwddiff");
+typedef struct { double d0, d1; } Grad2;
+Grad2 __enzyme_autodiff2(void *, ...) __asm__("__enzyme_autodiff");
 
 #define N 4
 static double scratch[16];              // filled by memcpy
@@ -118,9 +120,7 @@ int main(void) {
   APPROX_EQ(both.d[1], dx[3], 1e-10);
 
   // a struct global stepped by a callee
-  typedef struct { double d0, d1; } D2;
-  D2 (*spring_grad)(void *, ...) = (D2(*)(void *, ...))__enzyme_autodiff;
-  D2 ds = spring_grad((void *)spring, 0.3, -0.2);
+  Grad2 ds = __enzyme_autodiff2((void *)spring, 0.3, -0.2);
   double h = 1e-6;
   APPROX_EQ(ds.d0, (spring(0.3 + h, -0.2) - spring(0.3 - h, -0.2)) / (2 * h), 1e-6);
   APPROX_EQ(ds.d1, (spring(0.3, -0.2 + h) - spring(0.3, -0.2 - h)) / (2 * h), 1e-6);

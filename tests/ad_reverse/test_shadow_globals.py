@@ -16,6 +16,7 @@ from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls
 from irgrad.analysis.global_activity import global_activity
 from irgrad.errors import DifferentiationError
+from irgrad.ir.printer import print_function
 from irgrad.toolchain import enzyme_include_dir
 
 CLASSIFY = """
@@ -143,3 +144,45 @@ def test_pointer_kept_from_an_earlier_call_stops_with_a_message(tmp_path: Path) 
         assert run.returncode != 0 and "not reached" not in run.stdout, (mode, run.stdout)
         assert "the pointer in global @work was set before this derivative was called" in \
             run.stderr, (mode, run.stderr)
+
+
+METADATA = """
+@g = global double 2.0, align 8, !enzyme_shadow !0
+@g_d = global double 0.0, align 8
+@scratch = internal global double 0.0, align 8
+declare double @__enzyme_fwddiff(...)
+declare double @__enzyme_autodiff(...)
+
+define double @f(double %x) {
+  %v = load double, ptr @g
+  store double %x, ptr @scratch
+  %s = load double, ptr @scratch
+  %m = fmul double %v, %s
+  ret double %m
+}
+
+define double @tangent(double %x) {
+  %r = call double (...) @__enzyme_fwddiff(ptr @f, double %x, double 0.0)
+  ret double %r
+}
+
+define double @gradient(double %x) {
+  %r = call double (...) @__enzyme_autodiff(ptr @f, double %x)
+  ret double %r
+}
+!0 = !{ptr @g_d}
+"""
+
+
+def test_enzyme_shadow_metadata_names_the_users_shadow() -> None:
+    """The global's tangent is read from (its adjoint added into) the user's shadow,
+    which is never zeroed; irgrad's own shadows are zeroed before each derivative call."""
+    module = ir.parse_module(METADATA, "meta.ll")
+    lower_enzyme_calls(module)
+    text = ir.print_module(module)
+    assert "load double, ptr @g_d" in text
+    assert "@scratch.shadow = internal global double 0.0" in text
+    for caller in ("tangent", "gradient"):
+        body = print_function(module.get_function(caller))
+        assert "llvm.memset.p0.i64(ptr align 8 @scratch.shadow, i8 0, i64 8" in body, body
+        assert "@g_d" not in body
