@@ -47,6 +47,7 @@ from irgrad.analysis.known_functions import (
     is_ignored_intrinsic,
     is_inactive_call,
     is_math_function,
+    is_math_intrinsic,
     is_memory_transfer,
     is_memset,
 )
@@ -298,8 +299,9 @@ class ActivityAnalysis:
         fn = call.called_function
         if fn is None:
             return True  # indirect call or inline assembly
-        if fn.is_declaration:
-            return not (is_math_function(name) or (name or "").startswith("llvm."))
+        if fn.is_declaration:  # (other intrinsics, e.g. masked stores, may write)
+            return not (is_math_function(name) or is_math_intrinsic(name)
+                        or is_ignored_intrinsic(name))
         return writes_caller_memory(fn, self._writes_memo)
 
     def is_useful(self, v: ir.Value) -> bool:
