@@ -49,5 +49,7 @@ def test_error_program(results: dict[str, subprocess.CompletedProcess[str]], nam
     proc = results[name]
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
+    assert not re.search(r"object at 0x|<[A-Z]\w*(Inst|Argument|Constant\w*|Value)\b",
+                         proc.stderr), proc.stderr  # IR syntax, never a Python repr
     assert expected in proc.stderr, proc.stderr
     assert re.search(rf"{re.escape(name)}:{line}:\d+: error: ", proc.stderr), proc.stderr

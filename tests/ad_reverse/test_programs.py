@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -144,3 +145,6 @@ def test_error_program(prog: Path, tmp_path: Path) -> None:
     assert cc.returncode == 2, cc.stdout + cc.stderr
     assert expected in cc.stderr
     assert "Traceback" not in cc.stderr
+    # IR syntax, never a Python repr (tests/test_diagnostics_readable.py: the opt route)
+    assert not re.search(r"object at 0x|<[A-Z]\w*(Inst|Argument|Constant\w*|Value)\b",
+                         cc.stderr), cc.stderr

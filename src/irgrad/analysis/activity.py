@@ -40,18 +40,26 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.analysis.function_pointers import as_function, points_into_function_table
+from irgrad.analysis.global_activity import (
+    NO_ACTIVE_GLOBALS,
+    GlobalActivity,
+    has_float,
+)
 from irgrad.analysis.known_functions import (
     callee_name,
     free_pointer_arg,
     is_allocation,
+    is_free,
     is_fresh_allocation,
     is_ignored_intrinsic,
     is_inactive_call,
     is_inactive_function,
     is_math_function,
+    is_math_intrinsic,
     is_memory_transfer,
     is_memset,
 )
+from irgrad.analysis.memory_writes import writes_caller_memory
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.ir.cfg import reverse_postorder
 
@@ -72,20 +80,11 @@ def holds_pointers(t: ir.Type) -> bool:
     if t.is_struct:
         return any(holds_pointers(e) for e in t.elements)  # type: ignore[attr-defined]
     return False
+
+
 def is_pointer_like(t: ir.Type) -> bool:
     """A pointer or a vector of pointers (the addresses of a gather or scatter)."""
     return t.is_pointer or (isinstance(t, ir.VectorType) and t.element.is_pointer)
-
-
-def has_float(t: ir.Type) -> bool:
-    """True for floating-point types and aggregates/vectors that contain them."""
-    if isinstance(t, ir.FloatType):
-        return True
-    if isinstance(t, ir.VectorType | ir.ArrayType):
-        return has_float(t.element)
-    if t.is_struct:
-        return any(has_float(e) for e in t.elements)  # type: ignore[attr-defined]
-    return False
 
 
 @dataclass(frozen=True)
@@ -112,17 +111,21 @@ class ActivityAnalysis:
     ``seeds``: the values active on entry (active arguments; forward mode passes the
     clones of the arguments that have tangents). ``blocks``: the blocks to analyse (all of
     ``fn`` by default). ``return_active``: the return value is an active output (only the
-    usefulness queries depend on it).
+    usefulness queries depend on it). ``globals_``: the module's active globals
+    (:mod:`irgrad.analysis.global_activity`): they are shadowed memory, and calls of
+    functions that use them carry derivatives.
     """
 
     def __init__(self, fn: ir.Function, seeds: Iterable[ir.Value], *,
                  policy: ActivityPolicy = REVERSE_POLICY, return_active: bool = False,
                  blocks: Sequence[ir.BasicBlock] | None = None,
-                 types: TypeResults | None = None) -> None:
+                 types: TypeResults | None = None,
+                 globals_: GlobalActivity = NO_ACTIVE_GLOBALS) -> None:
         self.function = fn
         self.policy = policy
         self.types = types
         self.return_active = return_active
+        self.globals = globals_
         self.varied: set[ir.Value] = set()
         self.shadowed: set[ir.Value] = set()
         for v in seeds:
@@ -133,6 +136,13 @@ class ActivityAnalysis:
             blocks = [*order, *(bb for bb in fn.blocks if bb not in seen)]
         order = blocks
         self._insts = [i for bb in order for i in bb.instructions]
+        if globals_.active:  # active globals (and constant expressions on them) have shadows
+            for inst in self._insts:
+                for op in inst.operands:
+                    if isinstance(op, ir.GlobalVariable | ir.ConstantExpr) and \
+                            globals_.is_active(op):
+                        self.shadowed.add(op)
+        self._writes_memo: dict[ir.Function, bool] = {}
         # local memory whose contents may carry derivatives (an active value stored into
         # it, or its address escapes)
         self._active_locals: set[ir.Value] = set()
@@ -143,12 +153,14 @@ class ActivityAnalysis:
     @classmethod
     def for_arguments(cls, fn: ir.Function, arg_activity: Sequence[bool], *,
                       policy: ActivityPolicy = REVERSE_POLICY, return_active: bool = False,
-                      types: TypeResults | None = None) -> ActivityAnalysis:
+                      types: TypeResults | None = None,
+                      globals_: GlobalActivity = NO_ACTIVE_GLOBALS) -> ActivityAnalysis:
         """Seeds from per-argument activity: an active pointer is shadowed, an active
         floating-point (or, under ``integers_carry``, any) scalar is varied."""
         seeds = [a for a, act in zip(fn.args, arg_activity, strict=False) if act and (
             a.type.is_pointer or has_float(a.type) or policy.integers_carry)]
-        return cls(fn, seeds, policy=policy, return_active=return_active, types=types)
+        return cls(fn, seeds, policy=policy, return_active=return_active, types=types,
+                   globals_=globals_)
 
     # -- the forward taint -------------------------------------------------------------
     def is_active(self, v: ir.Value) -> bool:
@@ -188,6 +200,8 @@ class ActivityAnalysis:
         if isinstance(inst, ir.CallBase):
             if is_inactive_call(callee_name(inst)):
                 return False
+            if self.globals.uses_active_globals(inst.called_function):
+                return True  # it reads (or writes) memory of an active global
             return any(self.is_active(a) for a in inst.args)
         # under integers_carry, aggregates of pointers carry their shadows too
         carries = self.is_active if self.policy.integers_carry else self.varied.__contains__
@@ -311,13 +325,33 @@ class ActivityAnalysis:
                 name = callee_name(inst)
                 if is_inactive_call(name) or (is_math_function(name) and not inst.type.is_void):
                     continue
-                if any(self.is_active(a) for a in inst.args):
+                # a call is an output only when it may write memory (through its active
+                # arguments or an active global); otherwise only its result matters,
+                # and that is marked useful like any value when it is used
+                if self.call_may_write(inst) and (
+                        any(self.is_active(a) for a in inst.args)
+                        or self.globals.writes_active_globals(inst.called_function)):
                     mark(inst.args)
         while work:
             v = work.pop()
             if isinstance(v, ir.Instruction) and not isinstance(v, ir.LoadInst | ir.AllocaInst):
                 mark(op for op in v.operands if not isinstance(op, ir.BasicBlock))
         return useful
+
+    def call_may_write(self, call: ir.CallBase) -> bool:
+        """May ``call`` write memory the function can see after it returns?"""
+        name = callee_name(call)
+        if is_memory_transfer(name) or is_memset(name):
+            return True
+        if is_inactive_call(name) or is_free(name) or is_allocation(name):
+            return False
+        fn = call.called_function
+        if fn is None:
+            return True  # indirect call or inline assembly
+        if fn.is_declaration:  # (other intrinsics, e.g. masked stores, may write)
+            return not (is_math_function(name) or is_math_intrinsic(name)
+                        or is_ignored_intrinsic(name))
+        return writes_caller_memory(fn, self._writes_memo)
 
     def is_useful(self, v: ir.Value) -> bool:
         """May ``v`` influence an active output?"""
@@ -354,6 +388,13 @@ class ActivityAnalysis:
                 return False
             if is_math_function(name) or (name or "").startswith("llvm."):
                 return True
+            # its result carries no useful derivative: it needs one only if it may write
+            # active memory (a read-only call whose result is unused needs none, and
+            # differentiating it could only turn an overflow into 0 * inf = NaN)
+            if not self.call_may_write(inst):
+                return True
+            if self.globals.writes_active_globals(inst.called_function):
+                return False
             return not any(self.is_active(a) for a in inst.args)
         return self.is_constant_value(inst)
 

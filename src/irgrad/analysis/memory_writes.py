@@ -10,6 +10,7 @@ from irgrad.analysis.known_functions import (
     callee_name,
     freed_pointer,
     is_allocation,
+    is_free,
     is_ignored_intrinsic,
     is_inactive_function,
     is_math_function,
@@ -62,6 +63,43 @@ def written_object(inst: ir.Instruction) -> object:
             or (not fn.is_declaration and is_read_only(fn))):
         return _NO_WRITE
     return None
+
+
+def writes_caller_memory(fn: ir.Function,
+                         _active: dict[ir.Function, bool] | None = None) -> bool:
+    """May a call of ``fn`` write memory its caller can see (anything but ``fn``'s own
+    stack frame), directly or through the functions it calls?
+
+    An unknown external function may write anything; recursion is resolved optimistically
+    (a cycle adds no write of its own)."""
+    memo = {} if _active is None else _active
+    if fn in memo:
+        return memo[fn]
+    memo[fn] = False  # in progress: a recursive call adds nothing by itself
+    result = fn.is_declaration or any(_writes_outside(fn, i, memo) for i in fn.instructions())
+    memo[fn] = result
+    return result
+
+
+def _writes_outside(fn: ir.Function, inst: ir.Instruction,
+                    memo: dict[ir.Function, bool]) -> bool:
+    if isinstance(inst, ir.LoadInst | ir.StoreInst) and (inst.volatile or inst.is_atomic):
+        return True
+    if not isinstance(inst, ir.StoreInst | ir.AtomicRMWInst | ir.AtomicCmpXchgInst
+                      | ir.CallBase):
+        return False
+    if isinstance(inst, ir.CallBase):
+        callee = inst.called_function
+        if (callee is not None and not callee.is_declaration
+                and not callee.name.startswith("llvm.")):
+            return writes_caller_memory(callee, memo)
+        if callee is not None and is_free(callee.name):
+            return False  # the allocation is dead afterwards: no value is written
+    base = written_object(inst)
+    if base is _NO_WRITE:
+        return False
+    # the function's own stack frame (heap memory it allocates may be handed out)
+    return not (isinstance(base, ir.AllocaInst) and base.function is fn)
 
 
 class MemoryWrites:
@@ -134,4 +172,4 @@ class MemoryWrites:
         return False
 
 
-__all__ = ["MemoryWrites", "is_read_only", "written_object"]
+__all__ = ["MemoryWrites", "is_read_only", "writes_caller_memory", "written_object"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from irgrad import ir
 from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, default_activity
+from irgrad.analysis.global_activity import global_activity
 from irgrad.analysis.type_analysis import TypeAnalysis, default_arg_trees, print_type_analysis
 from irgrad.errors import UsageError
 from irgrad.ir.printer import ValuePrinter
@@ -31,7 +32,8 @@ def run_print_option(module: ir.Module, kind: str, fn_name: str) -> str:
 
     Activity is what reverse mode uses for an unannotated call (``__enzyme_autodiff(f,
     args...)``): pointer and floating-point arguments active, integers constant, a
-    floating-point return active.
+    floating-point return active; the globals are classified with ``fn`` as the
+    differentiated function (:mod:`irgrad.analysis.global_activity`).
     """
     fn = module.get_function(fn_name)
     if fn is None or fn.is_declaration:
@@ -42,7 +44,8 @@ def run_print_option(module: ir.Module, kind: str, fn_name: str) -> str:
     if kind == "activity":
         args, ret = default_activity(fn)
         analysis = ActivityAnalysis.for_arguments(fn, args, policy=REVERSE_POLICY,
-                                                  return_active=ret)
+                                                  return_active=ret,
+                                                  globals_=global_activity(module, [fn]))
         return print_activity(fn, analysis)
     raise UsageError(f"unknown analysis to print: '{kind}' (expected 'type' or 'activity')")
 

@@ -399,6 +399,10 @@ def _ir_text(obj: object) -> str:
         return print_module(obj)
     if isinstance(obj, Instruction):
         return print_instruction(obj)
+    if isinstance(obj, BasicBlock):
+        return f"label {value_ref(obj)}"
+    if isinstance(obj, Value):  # an operand: typed reference (double %x, ptr @g, i32 7)
+        return f"{obj.type} {value_ref(obj)}"
     return object.__repr__(obj)
 
 

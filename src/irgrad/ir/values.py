@@ -72,6 +72,10 @@ class Value:
         label = f" %{self.name}" if self.name else ""
         return f"<{type(self).__name__}{label}: {self.type}>"
 
+    def __str__(self) -> str:
+        """IR syntax (``double %x``, ``ptr @g``): what a message shows, never a repr."""
+        return ir_text(self)
+
 
 class Use:
     """One operand slot: ``user.operands[index]`` is ``value``."""

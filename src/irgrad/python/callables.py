@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from irgrad.errors import UsageError
+from irgrad.python.extents import check_extents
 from irgrad.python.signature import CTYPES, ArgSpec, Signature
 from irgrad.python.wrappers import WrapperLayout
 
@@ -92,12 +93,49 @@ def as_scalar(spec: ArgSpec, value: Any, place: str) -> Any:
     raise UsageError(f"{place}: parameters of LLVM type {spec.ir_type} are not supported")
 
 
+_MISSING = object()
+
+
+def bind_arguments(sig: Signature, args: Sequence[Any], kwargs: dict[str, Any]
+                   ) -> tuple[Any, ...]:
+    """Positional ``args`` completed by ``kwargs`` given by parameter name."""
+    if not kwargs:
+        return tuple(args)
+    names = sig.names
+    if len(args) > len(names):
+        check_count(sig, args)
+    out: list[Any] = [*args, *([_MISSING] * (len(names) - len(args)))]
+    for key, value in kwargs.items():
+        if key not in names:
+            raise UsageError(f"{sig.name} has no parameter named {key!r} (parameters: "
+                             f"{', '.join(names)})")
+        i = names.index(key)
+        if out[i] is not _MISSING:
+            raise UsageError(f"{where(sig, i)} is given twice (by position and by name)")
+        out[i] = value
+    missing = [names[i] for i, v in enumerate(out) if v is _MISSING]
+    if missing:
+        raise UsageError(f"{sig.name}: no value for parameter(s) {', '.join(missing)}")
+    return tuple(out)
+
+
 def check_count(sig: Signature, args: Sequence[Any]) -> None:
     if len(args) != len(sig.args):
         names = ", ".join(a.name for a in sig.args)
         raise UsageError(
             f"{sig.name} takes {len(sig.args)} argument(s) ({names}), {len(args)} given"
         )
+
+
+def check_sizes(sig: Signature, arrays: dict[int, list[tuple[str, np.ndarray | None]]],
+                values: Sequence[Any]) -> None:
+    """The arrays passed are at least as large as the function may access, given its
+    integer arguments (:mod:`irgrad.python.extents`)."""
+    if not sig.extents:
+        return
+    ints = {i: int(v) for i, (a, v) in enumerate(zip(sig.args, values, strict=False))
+            if a.kind == "int" and isinstance(v, int)}
+    check_extents(sig.name, sig.names, sig.extents, arrays, ints)
 
 
 def pointer_of(array: np.ndarray | None) -> int | None:
@@ -131,17 +169,20 @@ class Function:
         check_count(sig, args)
         values: list[Any] = []
         keep: list[Any] = []
+        arrays: dict[int, list[tuple[str, np.ndarray | None]]] = {}
         for i, (spec, value) in enumerate(zip(sig.args, args, strict=True)):
             if spec.kind == "pointer":
                 array = as_array(spec, value, where(sig, i))
                 keep.append(array)
                 values.append(pointer_of(array))
+                arrays[i] = [(where(sig, i), array)]
             else:
                 values.append(as_scalar(spec, value, where(sig, i)))
+        check_sizes(sig, arrays, values)
         return values, keep
 
-    def __call__(self, *args: Any) -> Any:
-        values, _keep = self.convert(args)
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        values, _keep = self.convert(bind_arguments(self.signature, args, kwargs))
         return self._cfunc(*values)
 
     def __repr__(self) -> str:
@@ -168,6 +209,7 @@ class Derivative:
 
 
 __all__ = [
-    "Derivative", "Function", "WrapperCall", "as_array", "as_scalar", "check_count", "ctype_of",
-    "where",
+    "Derivative", "Function", "WrapperCall", "as_array", "as_scalar", "bind_arguments",
+    "check_count",
+    "check_sizes", "ctype_of", "where",
 ]

@@ -21,6 +21,7 @@ Without a wrapper (like C without a marker): a float scalar is Active in reverse
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -34,7 +35,9 @@ from irgrad.python.callables import (
     Function,
     as_array,
     as_scalar,
+    bind_arguments,
     check_count,
+    check_sizes,
     pointer_of,
     where,
 )
@@ -95,6 +98,8 @@ def _flatten(
     values: list[Any] = []
     out = np.zeros(max(1, len(layout.results)), dtype=np.float64)
     seen: dict[int, int] = {}  # shadows passed so far per argument (vector mode: several)
+    arrays: dict[int, list[tuple[str, np.ndarray | None]]] = {}
+    ints: list[Any] = [None] * len(sig.args)
     for role, index in layout.params:
         if role in ("primal", "shadow"):
             spec, p = sig.args[index], prepared[index]
@@ -115,12 +120,15 @@ def _flatten(
                     _check_shadow(sig, index, prepared[index].value, array, place)
                 keep.append(array)
                 values.append(pointer_of(array))
+                arrays.setdefault(index, []).append((place, array))
             else:
                 values.append(as_scalar(spec, obj, place))
+                ints[index] = values[-1]
         elif role == "seed":
             values.append(float(seed))
         else:
             values.append(pointer_of(out))
+    check_sizes(sig, arrays, ints)
     return values, keep, out
 
 
@@ -152,10 +160,13 @@ def _resolve(lib: DerivativeSource, name: str | Function) -> Signature:
 
 def autodiff(
     lib: DerivativeSource, name: str | Function, args: Sequence[Any], *, seed: float = 1.0,
-    return_primal: bool = False,
+    return_primal: bool = False, kwargs: dict[str, Any] | None = None,
 ) -> Any:  # fmt: skip
     sig = _resolve(lib, name)
+    args = bind_arguments(sig, args, kwargs or {})
     check_count(sig, args)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Real):
+        raise UsageError(f"seed= of {sig.name} must be a real number, not {seed!r}")
     prepared = [_prepare(sig, i, a, "reverse") for i, a in enumerate(args)]
     request = DerivativeRequest(sig.symbol, "reverse",
                                 tuple(p.activity for p in prepared), return_primal)  # fmt: skip
@@ -180,10 +191,13 @@ def autodiff(
 
 def fwddiff(
     lib: DerivativeSource, name: str | Function, args: Sequence[Any], *,
-    return_primal: bool = False, width: int = 1,
+    return_primal: bool = False, width: int = 1, kwargs: dict[str, Any] | None = None,
 ) -> Any:  # fmt: skip
     sig = _resolve(lib, name)
+    args = bind_arguments(sig, args, kwargs or {})
     check_count(sig, args)
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise UsageError(f"width= must be a positive integer, not {width!r}")
     prepared = [_prepare(sig, i, a, "forward") for i, a in enumerate(args)]
     request = DerivativeRequest(sig.symbol, "forward", tuple(p.activity for p in prepared),
                                 return_primal, width)  # fmt: skip
@@ -203,13 +217,15 @@ def fwddiff(
 # --- conveniences -------------------------------------------------------------------------
 
 
-def _indices(sig: Signature, spec: Any) -> tuple[list[int], bool]:
-    """Parameter indices of ``spec`` and whether a single one was named."""
-    if isinstance(spec, int | str):
+def _indices(sig: Signature, spec: Any, what: str = "wrt") -> tuple[list[int], bool]:
+    """Parameter indices of ``spec`` (the ``what=`` argument) and whether a single one
+    was named."""
+    if isinstance(spec, int | str) and not isinstance(spec, bool):
         return [sig.index_of(spec)], True
     if isinstance(spec, Sequence) and spec:
         return [sig.index_of(s) for s in spec], False
-    raise UsageError(f"expected a parameter index or name, or a non-empty sequence: {spec!r}")
+    raise UsageError(f"{what}= of {sig.name}: expected a parameter index or name, or a "
+                     f"non-empty sequence of them, not {spec!r}")
 
 
 def _zeros_like(sig: Signature, index: int, value: Any) -> np.ndarray:
@@ -227,8 +243,8 @@ def gradient(lib: DerivativeSource, name: str | Function, wrt: Any = 0) -> Calla
         raise UsageError(f"gradient of {sig.name}: it returns {sig.ret_ir_type}, not a float; "
                          "use lib.vjp(..., outputs=<output array>)")  # fmt: skip
 
-    def grad(*args: Any) -> Any:
-        return _reverse(lib, sig, args, indices, single, {}, 1.0)
+    def grad(*args: Any, **kwargs: Any) -> Any:
+        return _reverse(lib, sig, bind_arguments(sig, args, kwargs), indices, single, {}, 1.0)
 
     return grad
 
@@ -261,10 +277,11 @@ def vjp(
 ) -> Callable[..., Any]:
     sig, indices, single, outs, single_out = _map_request(lib, name, wrt, outputs, "vjp")
 
-    def vjp_fn(*args_and_cotangent: Any) -> Any:
+    def vjp_fn(*args_and_cotangent: Any, **kwargs: Any) -> Any:
         if not args_and_cotangent:
             raise UsageError(f"vjp of {sig.name}: expected the arguments and a cotangent")
-        *args, cot = args_and_cotangent
+        *given, cot = args_and_cotangent
+        args = list(bind_arguments(sig, given, kwargs))
         if outputs is None:
             return _reverse(lib, sig, args, indices, single, {}, float(cot))
         cots = [cot] if single_out else list(cot)
@@ -290,10 +307,11 @@ def jvp(
 ) -> Callable[..., Any]:
     sig, indices, single, outs, single_out = _map_request(lib, name, wrt, outputs, "jvp")
 
-    def jvp_fn(*args_and_tangent: Any) -> Any:
+    def jvp_fn(*args_and_tangent: Any, **kwargs: Any) -> Any:
         if not args_and_tangent:
             raise UsageError(f"jvp of {sig.name}: expected the arguments and a tangent")
-        *args, tan = args_and_tangent
+        *given, tan = args_and_tangent
+        args = list(bind_arguments(sig, given, kwargs))
         check_count(sig, args)
         tangents = [tan] if single else list(tan)
         if len(tangents) != len(indices):
@@ -329,7 +347,7 @@ def _map_request(
     float (the differentiated result); an argument cannot be both in wrt and outputs."""
     sig = _resolve(lib, name)
     indices, single = _indices(sig, wrt)
-    outs, single_out = ([], True) if outputs is None else _indices(sig, outputs)
+    outs, single_out = ([], True) if outputs is None else _indices(sig, outputs, "outputs")
     if outputs is None and not sig.returns_float:
         raise UsageError(f"{what} of {sig.name}: it returns {sig.ret_ir_type}; name the output "
                          "arrays with outputs=")  # fmt: skip

@@ -1,102 +1,187 @@
-"""The on-disk cache of compiled libraries.
+"""The on-disk cache of libraries built by ``irgrad.compile``, on :mod:`irgrad.build_cache`.
 
-Key: SHA-256 of (irgrad version, a fingerprint of irgrad's own compiler modules (sizes and
-modification times: code changed in development is never reused), language, optimization level, flags, and every source's name and contents). An
-entry is a directory ``<cache>/<key[:2]>/<key>/`` holding
+A library is reused only when everything that decides its code is unchanged:
 
-    library.json   signatures of the functions, language, runtimes to preload
-    module.ll      the front end's IR (with debug info): derivatives are built from it
-    libirgrad-<key16>.so  the optimized module as a shared library (the primal functions;
-                   it owns the mutable globals, see :mod:`irgrad.python.shared_globals`)
-    d-<req>.so     one shared library per derivative request (function, mode, activities)
-    d-<req>.json   its wrapper's calling layout
+* the **sources** (names and contents), the language, the flags and the optimization level;
+* the **files the sources read**: headers, Fortran ``include`` files, the other files of a
+  Rust crate (:mod:`irgrad.python.dependencies` asks the front end for the list), by the
+  hash of their contents, so an edited header is a miss;
+* the **compiler** (the front end executable's path, size and modification time) and the
+  version of llvmlite (the LLVM that optimizes and emits the code);
+* **irgrad** itself: its version and the size and modification time of every module
+  (code changed in development is never reused).
 
-A second ``irgrad.compile`` of the same input reads library.json and dlopens the primal library
-(milliseconds); a derivative asked for again is one dlopen. Files are written to a
-temporary name and renamed, so concurrent processes never see half-written entries.
+Lookup is two steps, like ccache's direct mode. The *source key* (everything but the
+dependency contents) names a **manifest** listing the dependency files; their current
+hashes complete the *library key*, which names the **library entry** (``library.json``,
+the front end's ``module.ll`` and the primal shared library). Each derivative built later
+is an entry of its own, keyed by the library key and the request. A hit reads the
+manifest, hashes the listed files and reads the entry: no compiler runs.
 
-The cache lives in ``$IRGRAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/irgrad/libraries``, else
-``~/.cache/irgrad/libraries``; ``irgrad.compile(..., cache_dir=...)`` overrides it and
-``cache_dir=False`` turns caching off (a temporary directory per library).
+Entries live in a :class:`~irgrad.build_cache.BuildCache`: written atomically, checked
+(SHA-256 of the payload) on every read -- a corrupt or truncated entry is deleted and
+rebuilt, never loaded -- and bounded in size, least recently used entries going first.
+The cache lives in ``$IRGRAD_CACHE_DIR/libraries``, else
+``$XDG_CACHE_HOME/irgrad/libraries``, else ``~/.cache/irgrad/libraries``;
+``irgrad.compile(..., cache_dir=...)`` overrides it, ``cache_dir=False`` turns it off,
+and ``$IRGRAD_LIBRARY_CACHE_SIZE`` bounds it (bytes or ``500M``/``2G``; default 2G).
+
+A library is loaded from a private working directory that holds the files extracted from
+its entries (``dlopen`` needs files; a derivative links against the primal library next
+to it); the directory is removed when the :class:`Workspace` is.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 import os
+import shutil
 import tempfile
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-# parts of irgrad whose changes change the compiled code (paths relative to the package)
-_FINGERPRINTED = ("ad", "analysis", "ir", "llvm", "frontends")
-_FINGERPRINTED_FILES = (
-    "pipeline.py", "python/wrappers.py", "python/signature.py", "python/disk_cache.py",
+from irgrad.build_cache import (
+    DEFAULT_MAX_BYTES,
+    BuildCache,
+    cache_key,
+    file_identity,
+    irgrad_fingerprint,
+    parse_size,
 )
+
+_FORMAT = "irgrad-library-2"
+_FRONT_ENDS = {"c": "clang", "c++": "clang++", "fortran": "flang", "rust": "rustc"}
 
 
 def default_cache_dir() -> Path:
     env = os.environ.get("IRGRAD_CACHE_DIR")
     if env:
-        return Path(env)
+        return Path(env) / "libraries"
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "irgrad" / "libraries"
 
 
+def _max_bytes() -> int:
+    size = os.environ.get("IRGRAD_LIBRARY_CACHE_SIZE")
+    return parse_size(size) if size else DEFAULT_MAX_BYTES
+
+
 @functools.cache
-def irgrad_fingerprint() -> str:
-    """irgrad's version plus size/mtime of its compiler modules (stale code never reused)."""
-    import irgrad
+def toolchain_identity() -> str:
+    """The front ends (path, size, mtime of clang-22, clang++-22, flang-22, rustc) and
+    llvmlite's LLVM library (found without importing llvmlite); a missing tool is named
+    as such."""
+    from irgrad.errors import ToolchainError
+    from irgrad.toolchain import find_tool
 
-    root = os.path.dirname(irgrad.__file__)
-    h = hashlib.sha256(irgrad.__version__.encode())
-    entries: list[str] = []
-    for name in _FINGERPRINTED_FILES:
-        entries.append(_stat_line(root, name))
-    for sub in _FINGERPRINTED:
-        for dirpath, dirnames, filenames in os.walk(os.path.join(root, sub)):
-            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-            rel = os.path.relpath(dirpath, root)
-            entries += [_stat_line(root, os.path.join(rel, f)) for f in filenames if f.endswith(".py")]
-    h.update("\n".join(sorted(entries)).encode())
-    return h.hexdigest()
-
-
-def _stat_line(root: str, rel: str) -> str:
-    try:
-        st = os.stat(os.path.join(root, rel))
-    except OSError:
-        return f"{rel}:missing"
-    return f"{rel}:{st.st_size}:{st.st_mtime_ns}"
+    spec = importlib.util.find_spec("llvmlite")
+    origin = Path(spec.origin).parent if spec is not None and spec.origin else None
+    libs = sorted((origin / "binding").glob("libllvmlite*")) if origin is not None else []
+    parts = [file_identity(p) for p in libs] or ["llvmlite: missing"]
+    for tool in _FRONT_ENDS.values():
+        try:
+            parts.append(file_identity(find_tool(tool)))
+        except (ToolchainError, OSError):
+            parts.append(f"{tool}: missing")
+    return "\n".join(parts)
 
 
-def library_key(
-    sources: Sequence[tuple[str, bytes]], language: str, opt_level: int, flags: Sequence[str]
-) -> str:
-    """The cache key of one library: sources as (name, contents) pairs."""
-    h = hashlib.sha256()
-    h.update(irgrad_fingerprint().encode())
-    h.update(json.dumps([language, opt_level, list(flags)]).encode())
+def source_key(sources: Sequence[tuple[str, bytes]], language: str, opt_level: int,
+               flags: Sequence[str]) -> str:
+    """Everything that decides a library except the contents of its dependencies."""
+    parts: list[str | bytes] = [
+        _FORMAT, irgrad_fingerprint(), toolchain_identity(),
+        json.dumps([language, opt_level, list(flags)]),
+    ]
     for name, data in sources:
-        h.update(f"\0{name}\0{len(data)}\0".encode())
-        h.update(data)
-    return h.hexdigest()
+        parts += [name, data]
+    return cache_key(*parts)
 
 
-class CacheEntry:
-    """One library's directory in the cache."""
+def hash_files(paths: Sequence[Path]) -> list[list[str]] | None:
+    """``[[path, sha256], ...]`` of ``paths``; None when one cannot be read."""
+    out = []
+    for p in paths:
+        try:
+            out.append([str(p), hashlib.sha256(Path(p).read_bytes()).hexdigest()])
+        except OSError:
+            return None
+    return out
 
-    def __init__(self, root: Path, key: str) -> None:
-        self.key = key
-        self.path = root / key[:2] / key
 
-    @classmethod
-    def temporary(cls, key: str) -> CacheEntry:
-        """An entry in a fresh temporary directory (caching turned off)."""
-        return cls(Path(tempfile.mkdtemp(prefix="irgrad-lib-")), key)
+class LibraryCache:
+    """The libraries and derivatives of one cache directory (None: caching is off)."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.store = BuildCache(root, _max_bytes()) if root is not None else None
+
+    # -- libraries -----------------------------------------------------------------------
+    def _manifest_key(self, skey: str) -> str:
+        return cache_key(_FORMAT, "manifest", skey)
+
+    def _library_key(self, skey: str, dependencies: list[list[str]]) -> str:
+        return cache_key(_FORMAT, "library", skey, json.dumps(dependencies))
+
+    def find_library(self, skey: str) -> tuple[str, dict[str, bytes]] | None:
+        """(library key, blobs) of the library with source key ``skey`` whose dependencies
+        are unchanged, or None."""
+        if self.store is None:
+            return None
+        manifest = self.store.get(self._manifest_key(skey))
+        if manifest is None or "dependencies" not in manifest:
+            return None
+        try:
+            listed = [Path(p) for p, _ in json.loads(manifest["dependencies"])]
+        except (ValueError, TypeError):
+            return None
+        now = hash_files(listed)
+        if now is None:
+            return None
+        lkey = self._library_key(skey, now)
+        blobs = self.store.get(lkey)
+        return (lkey, blobs) if blobs is not None else None
+
+    def library_key(self, skey: str, dependencies: Sequence[Path]) -> str:
+        hashes = hash_files(dependencies)
+        return self._library_key(skey, hashes if hashes is not None else [])
+
+    def put_library(self, skey: str, dependencies: Sequence[Path],
+                    blobs: dict[str, bytes]) -> str:
+        """Store a library built now (the manifest first: it names the new entry)."""
+        hashes = hash_files(dependencies) or []
+        lkey = self._library_key(skey, hashes)
+        if self.store is not None:
+            self.store.put(lkey, blobs)
+            self.store.put(self._manifest_key(skey),
+                           {"dependencies": json.dumps(hashes).encode()})
+        return lkey
+
+    # -- derivatives ---------------------------------------------------------------------
+    def _derivative_key(self, lkey: str, request: str) -> str:
+        return cache_key(_FORMAT, "derivative", lkey, request)
+
+    def find_derivative(self, lkey: str, request: str) -> dict[str, bytes] | None:
+        if self.store is None:
+            return None
+        return self.store.get(self._derivative_key(lkey, request))
+
+    def put_derivative(self, lkey: str, request: str, blobs: dict[str, bytes]) -> None:
+        if self.store is not None:
+            self.store.put(self._derivative_key(lkey, request), blobs)
+
+
+class Workspace:
+    """A private directory holding the files one loaded library needs (removed when the
+    workspace is collected, or at exit)."""
+
+    def __init__(self) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix="irgrad-lib-"))
+        # (a finalizer also runs at interpreter exit)
+        self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.path), True)
 
     def file(self, name: str) -> Path:
         return self.path / name
@@ -104,30 +189,17 @@ class CacheEntry:
     def exists(self, name: str) -> bool:
         return (self.path / name).is_file()
 
-    def read_json(self, name: str) -> dict[str, Any] | None:
-        try:
-            return json.loads((self.path / name).read_text())
-        except (OSError, ValueError):
-            return None
-
-    def write_json(self, name: str, data: dict[str, Any]) -> None:
-        self.write_bytes(name, json.dumps(data, indent=1).encode())
-
-    def write_bytes(self, name: str, data: bytes) -> Path:
-        self.path.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        final = self.path / name
-        os.replace(tmp, final)
-        return final
-
-    def publish(self, name: str, built: Path) -> Path:
-        """Move a file built elsewhere into the entry (atomically)."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        final = self.path / name
-        os.replace(built, final)
-        return final
+    def write(self, name: str, data: bytes) -> Path:
+        path = self.path / name
+        path.write_bytes(data)
+        return path
 
 
-__all__ = ["CacheEntry", "default_cache_dir", "irgrad_fingerprint", "library_key"]
+__all__ = [
+    "LibraryCache",
+    "Workspace",
+    "default_cache_dir",
+    "hash_files",
+    "source_key",
+    "toolchain_identity",
+]

@@ -15,15 +15,20 @@ everything compiled is cached on disk (:mod:`irgrad.python.disk_cache`).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
+import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from irgrad.errors import UsageError
 from irgrad.python import derivatives
 from irgrad.python.callables import Derivative, Function, WrapperCall, ctype_of
-from irgrad.python.disk_cache import CacheEntry, default_cache_dir, irgrad_fingerprint, library_key
+from irgrad.python.disk_cache import LibraryCache, Workspace, default_cache_dir, source_key
+from irgrad.python.extents import infer_extents, parse_user_extents
 from irgrad.python.native import build_shared, load_shared, runtimes_of
 from irgrad.python.shared_globals import derivative_module, export_globals
 from irgrad.python.signature import Signature, read_signatures, signature_from_argtypes
@@ -40,9 +45,14 @@ class Library:
     """Functions compiled from C, C++, Fortran, Rust or LLVM IR, with their derivatives."""
 
     def __init__(
-        self, entry: CacheEntry, meta: dict[str, Any], *, cache_hit: bool
+        self, meta: dict[str, Any], files: dict[str, bytes], *, cache: LibraryCache,
+        key: str, workspace: Workspace, cache_hit: bool,
     ) -> None:
-        self.entry = entry
+        self.cache = cache
+        self.key = key  # the library key (see irgrad.python.disk_cache)
+        self.workspace = workspace
+        self._module_text = files["module.ll"].decode()
+        workspace.write(meta["primal"], files["primal"])
         self.language: str = meta["language"]
         self.opt_level: int = meta["opt_level"]
         self.runtimes: list[str] = meta["runtimes"]
@@ -84,16 +94,22 @@ class Library:
         raise UsageError(f"no function '{name}' in the library (functions: {shown})")
 
     def function(
-        self, name: str, argtypes: Sequence[Any] | None = None, restype: Any = None
+        self, name: str, argtypes: Sequence[Any] | None = None, restype: Any = None,
+        extents: str | Mapping[str, str] | None = None,
     ) -> Function:
         """The function ``name``; ``argtypes`` (e.g. ``["double*", "int"]``) overrides
-        the signature read from debug info, also for its derivatives."""
+        the signature read from debug info, also for its derivatives; ``extents``
+        (``"x[n], A[n*m]"``) states how many elements of each array it may access
+        (:mod:`irgrad.python.extents`; by default what the code analysis found)."""
         symbol = self.resolve(name)
         with self._lock:
             if argtypes is not None or restype is not None:
                 base = self.signatures[symbol]
                 types = None if argtypes is None else list(argtypes)
                 self.signatures[symbol] = signature_from_argtypes(symbol, base, types, restype)
+                self._functions.pop(symbol, None)
+            if extents is not None:
+                self.signatures[symbol] = _with_user_extents(self.signatures[symbol], extents)
                 self._functions.pop(symbol, None)
             if symbol not in self._functions:
                 address = ctypes.cast(self._load_primal()[symbol], ctypes.c_void_p).value
@@ -129,7 +145,7 @@ class Library:
 
     def _load_primal(self) -> ctypes.CDLL:
         if self._primal is None:
-            self._primal = load_shared(self.entry.file(self.primal_file))
+            self._primal = load_shared(self.workspace.file(self.primal_file))
         return self._primal
 
     # --- derivatives ---------------------------------------------------------------------
@@ -145,21 +161,24 @@ class Library:
             sig = self.signatures[request.symbol]
             name = f"d-{request.key}"
             text, layout = build_wrapper(sig, request)
-            so_path = self.entry.file(f"{name}.so")
-            if not (self.entry.exists(f"{name}.so") and self.entry.exists(f"{name}.json")):
+            so_path = self.workspace.file(f"{name}.so")
+            found = self.cache.find_derivative(self.key, request.key)
+            if found is not None and "library" in found:
+                self.workspace.write(f"{name}.so", found["library"])
+            else:
                 filename = f"{sig.name} ({request.mode} derivative)"
-                module_text = derivative_module(
-                    self.entry.file("module.ll").read_text(), self.shared_globals, filename
-                )
+                module_text = derivative_module(self._module_text, self.shared_globals,
+                                                filename)
                 build_shared(
                     module_text + "\n" + text,
                     so_path,
                     filename=filename,
                     opt_level=self.opt_level,
                     runtimes=self.runtimes,
-                    link_with=[self.entry.file(self.primal_file)],
+                    link_with=[self.workspace.file(self.primal_file)],
                 )
-                self.entry.write_json(f"{name}.json", {"symbol": layout.symbol})
+                self.cache.put_derivative(self.key, request.key,
+                                          {"library": so_path.read_bytes()})
                 self.derivatives_built += 1
             self._load_primal()  # loaded first: the derivative binds to its globals
             handle = load_shared(so_path)
@@ -179,15 +198,18 @@ class Library:
             return derivative
 
     def autodiff(self, name: str | Function, *args: Any, seed: float = 1.0,
-                 return_primal: bool = False) -> Any:  # fmt: skip
-        """Reverse mode (Enzyme's ``__enzyme_autodiff``); see :mod:`irgrad.python.derivatives`."""
-        return derivatives.autodiff(self, name, args, seed=seed, return_primal=return_primal)
+                 return_primal: bool = False, **kwargs: Any) -> Any:  # fmt: skip
+        """Reverse mode (Enzyme's ``__enzyme_autodiff``); arguments by position or by
+        parameter name; see :mod:`irgrad.python.derivatives`."""
+        return derivatives.autodiff(self, name, args, seed=seed, return_primal=return_primal,
+                                    kwargs=kwargs)
 
     def fwddiff(self, name: str | Function, *args: Any, return_primal: bool = False,
-                width: int = 1) -> Any:  # fmt: skip
+                width: int = 1, **kwargs: Any) -> Any:  # fmt: skip
         """Forward mode (Enzyme's ``__enzyme_fwddiff``; ``width=N``: vector mode, N
         tangents per Duplicated argument); see :mod:`irgrad.python.derivatives`."""
-        return derivatives.fwddiff(self, name, args, return_primal=return_primal, width=width)
+        return derivatives.fwddiff(self, name, args, return_primal=return_primal, width=width,
+                                   kwargs=kwargs)
 
     def gradient(self, name: str | Function, wrt: Any = 0) -> Callable[..., Any]:
         """``g(*args)``: new arrays/numbers d f / d args[wrt] (f returns a float)."""
@@ -206,9 +228,22 @@ class Library:
         return f"<irgrad.Library {self.language} -O{self.opt_level} {self.names}>"
 
 
+def _with_user_extents(sig: Signature, spec: str | Mapping[str, str]) -> Signature:
+    """``sig`` with the extents the user states replacing those of the same arrays."""
+    itemsizes = [np.dtype(a.dtype).itemsize if a.dtype else 1 for a in sig.args]
+    given = parse_user_extents(spec, sig.names, [a.kind for a in sig.args], itemsizes,
+                               sig.name)
+    kept = [(k, es) for k, es in sig.extents if k not in given]
+    merged = sorted([*kept, *((k, (e,)) for k, e in given.items())])
+    return dataclasses.replace(sig, extents=tuple(merged))
+
+
 def _normalize_language(language: str | None) -> str | None:
     if language is None:
         return None
+    if not isinstance(language, str):
+        raise UsageError(f"language= must be a string (c, c++, fortran, rust, ll), not "
+                         f"{language!r}")
     found = LANGUAGE_ALIASES.get(language.lower())
     if found is None:
         raise UsageError(
@@ -220,7 +255,7 @@ def _normalize_language(language: str | None) -> str | None:
 def compile(
     sources: str | Path | Sequence[str | Path] | None = None,
     *,
-    source: str | None = None,
+    source: str | bytes | None = None,
     language: str | None = None,
     flags: Sequence[str] = (),
     opt_level: int = 2,
@@ -231,17 +266,29 @@ def compile(
     lang = _normalize_language(language)
     if (sources is None) == (source is None):
         raise UsageError("irgrad.compile takes source files or source=... (exactly one)")
-    if opt_level not in (0, 1, 2, 3):
+    if isinstance(opt_level, bool) or opt_level not in (0, 1, 2, 3):
         raise UsageError(f"opt_level must be 0..3, not {opt_level!r}")
-    if isinstance(flags, str):
-        raise UsageError("flags must be a sequence of strings, e.g. ['-DN=3']")
+    if isinstance(flags, str | bytes) or not isinstance(flags, Sequence) or not all(
+            isinstance(f, str | Path) for f in flags):
+        raise UsageError(f"flags must be a sequence of strings, e.g. ['-DN=3'], not "
+                         f"{flags!r}")
     flags = [str(f) for f in flags]
     if source is not None:
         if lang is None:
             raise UsageError("source=... needs language= (c, c++, fortran, rust or ll)")
-        inputs: list[tuple[str, bytes]] = [(f"source{_SUFFIX[lang]}", source.encode())]
+        if isinstance(source, bytes):
+            data = source
+        elif isinstance(source, str):
+            data = source.encode()
+        else:
+            raise UsageError(f"source= must be the code as a string (or bytes), not "
+                             f"{type(source).__name__}")
+        inputs: list[tuple[str, bytes]] = [(f"source{_SUFFIX[lang]}", data)]
     else:
-        paths = [sources] if isinstance(sources, str | Path) else list(sources or [])
+        paths = [sources] if isinstance(sources, str | Path) else sources
+        if not isinstance(paths, Sequence) or not all(
+                isinstance(p, str | Path) for p in paths):
+            raise UsageError(f"sources must be a path or a list of paths, not {sources!r}")
         if not paths:
             raise UsageError("irgrad.compile: no source files given")
         inputs = []
@@ -253,19 +300,49 @@ def compile(
                     "\n" in text or "(" in text or ";" in text) else ""  # fmt: skip
                 raise UsageError(f"no such file: '{text[:60]}'{hint}")
             inputs.append((str(path.resolve()), path.read_bytes()))
-    key = library_key(inputs, lang or "auto", opt_level, flags)
+    skey = source_key(inputs, lang or "auto", opt_level, flags)
     if cache_dir is False:
-        entry = CacheEntry.temporary(key)
+        cache = LibraryCache(None)
+    elif cache_dir is None or cache_dir is True:
+        cache = LibraryCache(default_cache_dir())
+    elif isinstance(cache_dir, str | Path):
+        cache = LibraryCache(Path(cache_dir))
     else:
-        root = default_cache_dir() if cache_dir in (None, True) else Path(cache_dir)  # type: ignore[arg-type]
-        entry = CacheEntry(root, key)
-    meta = entry.read_json("library.json")
-    if meta is not None and meta.get("fingerprint") == irgrad_fingerprint() and (
-        entry.exists(meta.get("primal", "?")) and entry.exists("module.ll")
-    ):
-        return Library(entry, meta, cache_hit=True)
-    meta = _build(entry, key, inputs, source is not None, lang, flags, opt_level)
-    return Library(entry, meta, cache_hit=False)
+        raise UsageError(f"cache_dir must be a directory, None or False, not {cache_dir!r}")
+    workspace = Workspace()
+    found = cache.find_library(skey)
+    if found is not None:
+        key, blobs = found
+        meta = _read_meta(blobs)
+        if meta is not None:
+            return Library(meta, blobs, cache=cache, key=key, workspace=workspace,
+                           cache_hit=True)
+    key, meta, blobs = _build(cache, skey, workspace, inputs, source is not None, lang,
+                              _languages(inputs, lang), flags, opt_level)
+    return Library(meta, blobs, cache=cache, key=key, workspace=workspace, cache_hit=False)
+
+
+def _languages(inputs: list[tuple[str, bytes]], lang: str | None) -> list[str]:
+    """The languages of the sources (by ``language=`` or their suffixes)."""
+    from irgrad.frontends import detect_language
+
+    if lang is not None:
+        return [lang]
+    found = {detect_language(name) for name, _ in inputs}
+    if None in found:
+        raise UsageError("cannot tell the language of a source from its suffix (pass language=)")
+    return sorted("ll" if x == "ir" else x for x in found)  # type: ignore[misc]
+
+
+def _read_meta(blobs: dict[str, bytes]) -> dict[str, Any] | None:
+    """The library description of a cache entry, None when the entry is incomplete."""
+    if not {"library.json", "module.ll", "primal"} <= set(blobs):
+        return None
+    try:
+        meta = json.loads(blobs["library.json"])
+    except ValueError:
+        return None
+    return meta if isinstance(meta, dict) and "primal" in meta else None
 
 
 def compile_c(source: str, **kwargs: Any) -> Library:
@@ -274,26 +351,26 @@ def compile_c(source: str, **kwargs: Any) -> Library:
 
 
 def _build(
-    entry: CacheEntry,
-    key: str,
+    cache: LibraryCache,
+    skey: str,
+    workspace: Workspace,
     inputs: list[tuple[str, bytes]],
     from_string: bool,
     lang: str | None,
+    languages: list[str],
     flags: list[str],
     opt_level: int,
-) -> dict[str, Any]:
-    from irgrad.frontends import compile_to_ir, detect_language
+) -> tuple[str, dict[str, Any], dict[str, bytes]]:
+    from irgrad.frontends import compile_to_ir
     from irgrad.llvm.load import parse_llvm
+    from irgrad.python.dependencies import source_dependencies
     from irgrad.toolchain import enzyme_include_dir
 
     if from_string:
-        entry.path.mkdir(parents=True, exist_ok=True)
-        paths = [entry.write_bytes(inputs[0][0], inputs[0][1])]
+        paths = [workspace.write(inputs[0][0], inputs[0][1])]
     else:
         paths = [Path(name) for name, _ in inputs]
-    langs = {lang or detect_language(p) for p in paths}
-    if None in langs:
-        raise UsageError("cannot tell the language of a source from its suffix (pass language=)")
+    langs = set(languages)
     extra = ["-g"] if "ll" not in langs else []
     include = enzyme_include_dir()
     if langs <= {"c", "c++"} and include is not None:
@@ -301,17 +378,23 @@ def _build(
     front_lang = None if lang is None else ("ir" if lang == "ll" else lang)
     text = compile_to_ir(paths, language=front_lang, opt_level=opt_level,
                          flags=[*extra, *flags], for_ad=True)  # fmt: skip
+    dependencies: list[Path] = []
+    for language in langs:
+        same = [p for p in paths if lang is not None or _language_of(p) == language]
+        dependencies += source_dependencies(same, language, [*extra, *flags])
     module = parse_llvm(text, str(paths[0]))
     signatures = read_signatures(module, text)
+    found = infer_extents(text, str(paths[0]), list(signatures))
+    signatures = {s: dataclasses.replace(sig, extents=found.get(s, ()))
+                  for s, sig in signatures.items()}
     runtimes = runtimes_of(module, next(iter(langs)) if len(langs) == 1 else "c")  # type: ignore[arg-type]
+    key = cache.library_key(skey, dependencies)
     shared = export_globals(module, text, key)  # one copy of mutable globals, in the primal
     text = str(module)
-    entry.write_bytes("module.ll", text.encode())
     primal = f"libirgrad-{key[:16]}.so"
-    build_shared(text, entry.file(primal), filename=str(paths[0]), opt_level=opt_level,
+    build_shared(text, workspace.file(primal), filename=str(paths[0]), opt_level=opt_level,
                  runtimes=runtimes, soname=primal)  # fmt: skip
     meta = {
-        "fingerprint": irgrad_fingerprint(),
         "language": lang or "/".join(sorted(str(x) for x in langs)),
         "opt_level": opt_level,
         "flags": flags,
@@ -321,8 +404,17 @@ def _build(
         "shared_globals": shared,
         "signatures": [s.to_json() for s in signatures.values()],
     }
-    entry.write_json("library.json", meta)  # written last: marks the entry complete
-    return meta
+    blobs = {"library.json": json.dumps(meta).encode(), "module.ll": text.encode(),
+             "primal": workspace.file(primal).read_bytes()}
+    cache.put_library(skey, dependencies, blobs)
+    return key, meta, blobs
+
+
+def _language_of(path: Path) -> str | None:
+    from irgrad.frontends import detect_language
+
+    found = detect_language(path)
+    return "ll" if found == "ir" else found
 
 
 def _internal_functions(module: Any) -> list[str]:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from irgrad.errors import UsageError
+from irgrad.python.extents import Extents, describe, extents_from_json, extents_to_json
 
 # IR scalar type -> (numpy dtype name when signed/float, unsigned variant)
 _IR_SCALARS: dict[str, tuple[str, str]] = {
@@ -87,6 +88,9 @@ class Signature:
     args: tuple[ArgSpec, ...]
     ret_ir_type: str  # "void", "double", "i32", "ptr", ...
     ret_dtype: str | None  # numpy dtype of a scalar return (None: void / pointer)
+    # bytes each pointer parameter may access, from the integer arguments
+    # (:mod:`irgrad.python.extents`)
+    extents: Extents = ()
 
     @property
     def returns_float(self) -> bool:
@@ -110,16 +114,30 @@ class Signature:
 
     def to_json(self) -> dict[str, Any]:
         return {"symbol": self.symbol, "name": self.name, "ret_ir_type": self.ret_ir_type,
-                "ret_dtype": self.ret_dtype, "args": [asdict(a) for a in self.args]}  # fmt: skip
+                "ret_dtype": self.ret_dtype, "args": [asdict(a) for a in self.args],
+                "extents": extents_to_json(self.extents)}  # fmt: skip
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Signature:
         args = tuple(ArgSpec(**{**a, "attrs": tuple(a["attrs"])}) for a in data["args"])
-        return cls(data["symbol"], data["name"], args, data["ret_ir_type"], data["ret_dtype"])
+        return cls(data["symbol"], data["name"], args, data["ret_ir_type"], data["ret_dtype"],
+                   extents_from_json(data.get("extents", [])))
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.args]
 
     def __str__(self) -> str:
-        params = ", ".join(f"{a.name}: {a.describe()}" for a in self.args)
-        return f"{self.name}({params}) -> {self.ret_dtype or self.ret_ir_type}"
+        sizes = dict(self.extents)
+        parts = []
+        for k, a in enumerate(self.args):
+            text = a.describe()
+            if k in sizes:  # the number of elements it may access
+                itemsize = np.dtype(a.dtype).itemsize if a.dtype else 1
+                dims = " or ".join(describe(e, self.names, itemsize) for e in sizes[k])
+                text = text.replace(" array ", f" array[{dims}] ", 1)
+            parts.append(f"{a.name}: {text}")
+        return f"{self.name}({', '.join(parts)}) -> {self.ret_dtype or self.ret_ir_type}"
 
 
 # --- debug info ------------------------------------------------------------------------
@@ -349,7 +367,9 @@ def signature_from_argtypes(
             raise UsageError(f"restype of {symbol}: {restype!r} is {ret_ir} in LLVM IR, but "
                              f"the function returns {base.ret_ir_type}")  # fmt: skip
     name = base.name if base is not None else symbol
-    return Signature(symbol, name, tuple(args), ret_ir, ret_dtype)
+    same = base is not None and [a.ir_type for a in args] == [a.ir_type for a in base.args]
+    return Signature(symbol, name, tuple(args), ret_ir, ret_dtype,
+                     base.extents if same and base is not None else ())
 
 
 __all__ = ["CTYPES", "ArgSpec", "DIType", "DebugInfo", "Signature", "make_arg", "parse_argtype",

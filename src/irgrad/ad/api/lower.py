@@ -17,7 +17,7 @@ whatever order they come in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from irgrad import ir
 from irgrad.ad.api.batch import lower_batch_call
@@ -33,6 +33,7 @@ from irgrad.ad.api.virtual import lower_virtual_reverse
 from irgrad.ad.core.config import DerivativeMode
 from irgrad.ad.core.context import ContextHooks, DerivativeContext
 from irgrad.ad.core.invoke import lower_invoke
+from irgrad.ad.core.shadow_globals import set_roots, zero_shadows_before
 from irgrad.ad.forward.function import create_forward_diff
 from irgrad.ad.reverse.augmented import create_augmented_pair
 from irgrad.ad.reverse.function import create_primal_and_gradient
@@ -139,6 +140,7 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase,
     derivative = get_derivative(ctx, call, config)
     b = ir.IRBuilder(position=call)
     b.debug_loc = call.debug_loc
+    zero_shadows_before(ctx, b, derivative)
     values = derivative_arguments(b, parsed, derivative, config, 0)
     new_call = b.call(derivative, values)
     result: ir.Value | None = None if new_call.type.is_void else new_call
@@ -166,7 +168,11 @@ def lower_enzyme_calls(module: ir.Module) -> ir.Module:
     registrations = read_registrations(module)  # checked even when nothing is differentiated
     check_hints(module)
     ctx = new_context(module, registrations)
-    for call, kind in enzyme_calls(module):
+    calls = enzyme_calls(module)
+    roots = differentiated_functions(c for c, _ in calls)
+    if roots is not None:  # global activity looks only at what these can reach
+        set_roots(ctx, roots)
+    for call, kind in calls:
         if call.parent is not None:  # not lowered already as a nested call
             lower_call(ctx, call, kind)
     remove_markers(module)
@@ -174,10 +180,27 @@ def lower_enzyme_calls(module: ir.Module) -> ir.Module:
     return module
 
 
+def differentiated_functions(calls: Iterable[ir.CallBase]) -> list[ir.Function] | None:
+    """The functions the ``__enzyme_*`` calls differentiate (their first argument); None
+    when one is not a function constant (then any function may be differentiated)."""
+    out: list[ir.Function] = []
+    for call in calls:
+        v = call.args[0] if call.args else None
+        while isinstance(v, ir.ConstantExpr) and v.operands:
+            v = v.operands[0]
+        if not isinstance(v, ir.Function):
+            return None
+        out.append(v)
+    return out
+
+
 def lower_calls_in_order(module: ir.Module, calls: Sequence[ir.CallBase]) -> None:
     """Lower the given calls (tests use it to lower one call at a time)."""
     check_hints(module)
     ctx = new_context(module)
+    roots = differentiated_functions(calls)
+    if roots is not None:
+        set_roots(ctx, roots)
     for call in calls:
         fn = call.called_function
         kind = entry_kind(fn.name) if fn is not None else None

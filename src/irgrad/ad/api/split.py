@@ -54,6 +54,7 @@ from irgrad.ad.core.config import (
 )
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.shadow_globals import zero_shadows_before
 from irgrad.ad.reverse.augmented import nofree_reverse, tape_bytes
 from irgrad.ad.rules.emit import adapt_value, coerce_scalar
 from irgrad.errors import DifferentiationError
@@ -125,6 +126,7 @@ def lower_split_call(ctx: DerivativeContext, call: ir.CallInst, parsed: ParsedCa
     if parsed.mode is DerivativeMode.REVERSE_PRIMAL:
         if parsed.allocated is not None:
             values.append(parsed.tape)  # type: ignore[arg-type]
+        zero_shadows_before(ctx, b, aug)  # the reverse call continues with these shadows
         result = b.call(aug, values)
         _augmented_result(b, call, parsed, result, entry)
     else:

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 
 from irgrad.errors import DifferentiationError, SourceLocation
 from irgrad.ir.instructions import Instruction
-from irgrad.ir.printer import value_ref
+from irgrad.ir.printer import print_instruction, value_ref
 
 if TYPE_CHECKING:
     from irgrad.ir import Function, Module, Value
 
 _DEF = re.compile(r"^\s*!(\d+)\s*=\s*(?:distinct\s+)?(.*)$")
+_ATTACHMENTS = re.compile(r"(?:,\s*![\w.]+\s+!\d+)+$")
 
 
 def _metadata_table(module: Module) -> dict[int, str]:
@@ -96,9 +97,14 @@ def location_from_dbg(module: Module, dbg: str | None, default_file: str) -> Sou
 
 
 def _module_filename(module: Module | None) -> str:
+    """The file a location without debug info names: the file irgrad read the module
+    from (``prog.ll``, ``<stdin>``), else the source the module says it came from."""
     if module is None:
         return "<input>"
-    return module.source_filename or getattr(module, "name", None) or "<input>"
+    read = getattr(module, "name", None)
+    if read and (read == "<stdin>" or os.path.isfile(read)):
+        return read
+    return module.source_filename or read or "<input>"
 
 
 def source_location_of(inst: Instruction, module: Module | None = None) -> SourceLocation:
@@ -222,6 +228,16 @@ def global_location(gv: Value, module: Module | None, word: str | None = None) -
 def annotation_location(filename: str, line: int, word: str) -> SourceLocation:
     """The location of an ``annotate`` attribute (clang records file and line)."""
     return SourceLocation(filename, line, _column_of(filename, line, word))
+def value_text(v: Value) -> str:
+    """``v`` in IR syntax for a message: an instruction as printed (``%y = fmul double
+    %x, %x``), any other value as its typed operand (``ptr @G``) -- never a Python repr."""
+    try:
+        if isinstance(v, Instruction):  # without its metadata attachments (!dbg !12)
+            return _ATTACHMENTS.sub("", print_instruction(v).strip())
+        return f"{v.type} {value_ref(v)}"
+    except Exception:  # a message must not fail: fall back to the name
+        name = getattr(v, "name", None)
+        return f"%{name}" if name else type(v).__name__
 
 
 def mixed_activity_store_message(value: Value) -> str:

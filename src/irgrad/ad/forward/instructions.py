@@ -13,13 +13,24 @@ from collections.abc import Callable, Sequence
 from irgrad import ir
 from irgrad.ad.core.config import FnConfig
 from irgrad.ad.core.context import DerivativeContext
-from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.diagnostics import source_location_of, value_text
+from irgrad.ad.core.shadow_globals import global_activity_of, shadow_globals_of
 from irgrad.ad.forward import memory as mem
 from irgrad.ad.forward.interleaved_shadows import interleaved_values, interleaving_analysis
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_instruction
-from irgrad.ad.rules.emit import emit_partials, fadd, fmul, fp_constant, fsub, splat
+from irgrad.ad.rules.emit import (
+    emit_partials,
+    fadd,
+    fmul,
+    fp_constant,
+    fsub,
+    may_be_unbounded,
+    splat,
+    strong_zero,
+)
 from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis
+from irgrad.analysis.global_activity import global_base
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.cfg import reverse_postorder
@@ -50,6 +61,7 @@ class ForwardPass:
         self.interleaved_args = list(interleaved_args)
         # pointers whose shadow is one interleaved buffer (a single value, not N lanes)
         self.interleaved: set[ir.Value] = set()
+        self.globals = global_activity_of(ctx)
 
     # -- driver ------------------------------------------------------------------------
     def run(self) -> None:
@@ -68,7 +80,7 @@ class ForwardPass:
         """Decide which phis carry tangents (a fixpoint over the phi graph) and create
         the placeholder tangent phis."""
         activity = ActivityAnalysis(self.fn, self.tangents, policy=FORWARD_POLICY,
-                                    blocks=self.blocks)
+                                    blocks=self.blocks, globals_=self.globals)
         # locals that only ever receive constant values (unoptimized IR's %w.addr of an
         # enzyme_const pointer): their loads carry no tangent (visit_load), although the
         # store put the primal pointer into the shadow slot
@@ -110,17 +122,45 @@ class ForwardPass:
 
     # -- tangent access ------------------------------------------------------------------
     def tangent(self, v: ir.Value) -> Tangent | None:
-        return self.tangents.get(v)
+        t = self.tangents.get(v)
+        if t is None and isinstance(v, ir.GlobalVariable | ir.ConstantExpr) \
+                and self.globals.is_active(v):
+            t = self.tangents[v] = self._global_shadow(v, constant=False)
+        return t
+
+    def _global_shadow(self, v: ir.Constant, *, constant: bool) -> Tangent:
+        """The shadow of a pointer into a global: the shadow global of an active one (one
+        per lane), the zero shadow of a constant one."""
+        g = global_base(v)
+        assert g is not None
+        shadows = shadow_globals_of(self.ctx)
+        why = shadows.why_not(g)
+        if why is not None:
+            raise DifferentiationError(f"active memory in global @{g.name} has no shadow: "
+                                       f"{why}")
+        if constant:
+            zero = shadows.rebuild(v, shadows.constant_shadow(g, reverse=False))
+            return zero if self.width == 1 else [zero] * self.width
+        lanes = [shadows.rebuild(v, shadows.shadow(g, k)) for k in range(self.width)]
+        return lanes[0] if self.width == 1 else lanes
 
     def tangent_or_zero(
         self, v: ir.Value, ty: ir.Type | None = None, block: ir.BasicBlock | None = None
     ) -> Tangent:
-        t = self.tangents.get(v)
+        t = self.tangent(v)
         if t is not None:
             return t
         ty = ty or v.type
         if ty.is_pointer and isinstance(v, ir.Constant) and not v.is_null_value():
-            return v if self.width == 1 else [v] * self.width  # constant (global) pointers
+            g = global_base(v)
+            if g is not None:  # an inactive global: constant data has a zero shadow
+                if not g.is_constant:
+                    raise DifferentiationError(
+                        f"the pointer to global @{g.name} meets active pointers, but "
+                        f"@{g.name} has no shadow: irgrad did not expect a derivative in "
+                        "it (please report this program)")
+                return self._global_shadow(v, constant=True)
+            return v if self.width == 1 else [v] * self.width  # functions and the like
         return zero_tangent(ty, self.width)
 
     def lanes(self, t: Tangent, ty: ir.Type) -> list[ir.Value]:
@@ -153,7 +193,8 @@ class ForwardPass:
     def error(self, inst: ir.Instruction, message: str) -> DifferentiationError:
         orig = self.config.function.name
         return DifferentiationError(
-            f"{message} in function {orig}: {_inst_text(inst)}", source_location_of(inst)
+            f"{message} in function {orig} at instruction `{value_text(inst)}`",
+            source_location_of(inst)
         )
 
     # -- dispatch ------------------------------------------------------------------------
@@ -265,7 +306,11 @@ class ForwardPass:
             if result.type != operands[i].type and result.type.is_fp_or_fp_vector:
                 t = self._convert_tangent(t, operands[i].type, result.type)
                 p = self._convert_value(p, result.type)
-            total = self._add(total, self._vec_scale(p, t))
+            scaled = self._vec_scale(p, t)
+            if may_be_unbounded(rule.partials[i]):  # a zero tangent contributes 0, not NaN
+                scaled = ([strong_zero(self.b, x, y) for x, y in zip(t, scaled, strict=True)]
+                          if isinstance(t, list) else strong_zero(self.b, t, scaled))  # type: ignore[arg-type]
+            total = self._add(total, scaled)
         return total
 
     def _convert_value(self, v: ir.Value, ty: ir.Type) -> ir.Value:
@@ -359,8 +404,3 @@ def _next(inst: ir.Instruction) -> ir.Instruction | None:
     return insts[k] if k < len(insts) else None
 
 
-def _inst_text(inst: ir.Instruction) -> str:
-    try:
-        return str(inst).strip()
-    except Exception:
-        return inst.opcode

@@ -28,6 +28,11 @@ from irgrad.ad.core.function_shadows import (
     function_of_type,
     shadow_of_constant,
 )
+from irgrad.ad.core.shadow_globals import (
+    memory_global,
+    shadow_globals_of,
+    unshadowed_memory,
+)
 from irgrad.ad.core.signatures import forward_signature
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
@@ -48,6 +53,7 @@ from irgrad.analysis.known_functions import (
     math_function_like,
 )
 from irgrad.analysis.layout import abi_align
+from irgrad.analysis.memory_writes import writes_caller_memory
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.errors import DifferentiationError
 from irgrad.ir.clone import clone_instruction
@@ -140,7 +146,10 @@ def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
                                       _lane_align(inst, inst.type), name=_shadow_name(inst))
         return
     lanes = t if isinstance(t, list) else [t]
-    loaded = [_copy(fp, inst, {p: s}) for s in lanes]
+    loaded: list[ir.Value] = [_copy(fp, inst, {p: s}) for s in lanes]
+    if inst.type.is_pointer and fp.globals.is_active(underlying_object(p) or p):
+        shadows = shadow_globals_of(fp.ctx)  # a pointer kept in an active global
+        loaded = [shadows.check_pointer_shadow(fp.b, s, inst, p) for s in loaded]
     fp.tangents[inst] = fp.pack(loaded, inst.type) if fp.width > 1 else loaded[0]
 
 
@@ -156,13 +165,10 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
     if sp is None:
         v = inst.value
         # an active value stored where no shadow exists (e.g. a global): lost derivative
-        if (
-            fp.tangent(v) is not None
-            and v.type.is_fp_or_fp_vector
-            and isinstance(p, ir.GlobalVariable | ir.ConstantExpr)
-            and not is_inactive_global(getattr(underlying_object(p), "name", None))
-        ):
-            raise fp.error(inst, "active value stored into a global without a shadow")
+        if (fp.tangent(v) is not None and v.type.is_fp_or_fp_vector
+                and memory_global(p) is not None
+                and not is_inactive_global(getattr(underlying_object(p), "name", None))):
+            raise fp.error(inst, unshadowed_memory(p, "active value stored"))
         return
     v = inst.value
     tv = fp.tangent(v)
@@ -273,8 +279,12 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         if _has_tangents(fp, call):
             visit_vector_intrinsic(fp, call, name)
         return
-    if not _has_tangents(fp, call):
+    uses_globals = fp.globals.uses_active_globals(callee)
+    if not _has_tangents(fp, call) and not uses_globals:
         return
+    if (callee is not None and not callee.is_declaration and not call.uses
+            and not writes_caller_memory(callee)):
+        return  # a read-only call whose result is unused: no tangent is needed
     if is_shadow_mirrored(name):
         _visit_mirrored(fp, call)
         return
@@ -432,6 +442,9 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     dst = call.args[0]
     dst_t = fp.tangent(dst)
     if dst_t is None:
+        if (is_memory_transfer(name) and fp.tangent(call.args[1]) is not None
+                and memory_global(dst) is not None):
+            raise fp.error(call, unshadowed_memory(dst, "active data copied"))
         return
     if dst in fp.interleaved and name.startswith("llvm.memset."):
         _copy(fp, call, {dst: dst_t, call.args[1]: ir.ConstantInt(ir.i8, 0),  # type: ignore[dict-item]

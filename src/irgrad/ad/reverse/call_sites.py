@@ -50,6 +50,13 @@ def augmented_calls(gu: GradientUtils) -> dict[ir.CallBase, AugmentedCall]:
 
 
 def is_active_call(gu: GradientUtils, call: ir.CallBase) -> bool:
+    """Does ``call`` need derivative code? For a direct call the activity analysis decides
+    (``is_constant_instruction``): its result carries a useful derivative, or it may write
+    active memory (through active arguments or an active global). A read-only call whose
+    result is unused needs none: differentiating it could only turn an overflow into
+    0 * inf = NaN."""
+    if call.called_function is not None:
+        return not gu.activity.is_constant_instruction(call)
     if gu.is_varied(call) or gu.is_shadowed(call):
         return True
     return any(gu.is_varied(a) or gu.is_shadowed(a) for a in call.args)

@@ -13,14 +13,16 @@ from collections.abc import Callable
 from irgrad import ir
 from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, FnConfig
 from irgrad.ad.core.context import DerivativeContext
-from irgrad.ad.core.diagnostics import no_shadow_message, source_location_of
+from irgrad.ad.core.diagnostics import no_shadow_message, source_location_of, value_text
 from irgrad.ad.core.function_shadows import shadow_of_constant
 from irgrad.ad.core.internal_shadows import internal_shadow_params
+from irgrad.ad.core.shadow_globals import global_activity_of, shadow_globals_of
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero
 from irgrad.ad.reverse.loops import LoopCounters
 from irgrad.ad.reverse.sunk_stores import sinkable_stores
 from irgrad.ad.reverse.tape import LookupPlanner, Tape
 from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, has_float
+from irgrad.analysis.global_activity import global_base
 from irgrad.analysis.memory_writes import MemoryWrites
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.errors import DifferentiationError
@@ -70,11 +72,12 @@ class GradientUtils:
         self.new = new_fn
         self.module: ir.Module = ctx.module
         self.types = ctx.types(self.orig)
+        self.globals = global_activity_of(ctx)
         internal = internal_shadow_params(config)  # enzyme_const, shadowed inside
         self.activity = ActivityAnalysis.for_arguments(
             self.orig, [t.is_active or k in internal for k, t in enumerate(config.arg_types)],
             policy=REVERSE_POLICY, return_active=config.return_type.is_active,
-            types=self.types)
+            types=self.types, globals_=self.globals)
         self.memory_writes = MemoryWrites(self.orig)
         self.vmap: dict[ir.Value, ir.Value] = {}
         self.orig_of_new: dict[ir.Value, ir.Value] = {}
@@ -147,7 +150,7 @@ class GradientUtils:
         where = f" in function {self.orig.name}"
         loc = None
         if inst is not None:
-            where += f" at instruction `{_inst_text(inst)}`"
+            where += f" at instruction `{value_text(inst)}`"
             loc = source_location_of(inst, self.module)
         try:
             return DifferentiationError(message + where, loc)  # type: ignore[call-arg]
@@ -156,7 +159,11 @@ class GradientUtils:
 
     # -- values ------------------------------------------------------------------------
     def is_varied(self, v: ir.Value) -> bool:
-        return v in self.activity.varied
+        """Does ``v`` carry an adjoint: varied (it depends on active inputs) and useful
+        (it influences an active output)? A value that is only varied has a zero adjoint:
+        the reverse pass skips it (its partials may be infinite: 0 * inf = NaN)."""
+        return v in self.activity.varied and (
+            not isinstance(v, ir.Instruction) or self.activity.is_useful(v))
 
     def is_shadowed(self, v: ir.Value) -> bool:
         return v in self.activity.shadowed
@@ -180,16 +187,36 @@ class GradientUtils:
             if s is not None:  # a function's table of derivatives, a vtable's shadow
                 self.shadow[v] = s
                 return s
-        if isinstance(v, ir.GlobalVariable):
-            raise self.error(
-                f"active memory in global @{v.name} has no shadow (a derivative stored in a "
-                "global would be lost)", inst)
+        if isinstance(v, ir.GlobalVariable | ir.ConstantExpr):
+            s = self._global_shadow(v, inst)
+            if s is not None:
+                self.shadow[v] = s
+                return s
         # the instruction that needs the shadow, or the pointer itself when that one
         # has no source line (a phi)
         where = inst
         if isinstance(v, ir.Instruction) and (where is None or where.debug_loc is None):
             where = v
         raise self.error(no_shadow_message(v), where)
+
+    def _global_shadow(self, v: ir.Constant, inst: ir.Instruction | None) -> ir.Value | None:
+        """The shadow of a global (or a constant expression on one): its shadow global
+        when it is active, a sink when it is constant (reverse mode never reads it)."""
+        g = global_base(v)
+        if g is None:
+            return None
+        shadows = shadow_globals_of(self.ctx)
+        if g in self.globals.active:
+            why = shadows.why_not(g)
+            if why is not None:
+                raise self.error(f"active memory in global @{g.name} has no shadow: {why}",
+                                 inst)
+            return shadows.rebuild(v, shadows.shadow(g))
+        if g.is_constant and shadows.why_not(g) is None:
+            return shadows.rebuild(v, shadows.constant_shadow(g, reverse=True))
+        raise self.error(
+            f"active memory in global @{g.name} has no shadow (a derivative stored in a "
+            "global would be lost)", inst)
 
     def is_reverse_value(self, v: ir.Instruction) -> bool:
         return v.parent in self.rev_blocks

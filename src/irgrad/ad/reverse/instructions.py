@@ -14,7 +14,7 @@ from irgrad import ir
 from irgrad.ad.reverse.adjoints import adjoint_zero
 from irgrad.ad.rules import Rule, lookup_instruction
 from irgrad.ad.rules import expr as E
-from irgrad.ad.rules.emit import emit_expr
+from irgrad.ad.rules.emit import emit_adjoint
 from irgrad.analysis.activity import has_float
 from irgrad.ir.builder import IRBuilder
 
@@ -50,7 +50,7 @@ def apply_rule(gu: GradientUtils, inst: ir.Instruction, rule: Rule, operands: li
             continue
         for sym in sorted(adj.symbols()):
             bind(sym)
-        gu.add_to_diffe(op, emit_expr(b, adj, env, d.type), b)
+        gu.add_to_diffe(op, emit_adjoint(b, rule, i, env, d.type), b)
 
 
 def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) -> None:

@@ -23,6 +23,7 @@ from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.core.function_shadows import constant_has_shadow
+from irgrad.ad.core.shadow_globals import shadow_globals_of, unshadowed_memory
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero, zero_of
 from irgrad.ad.reverse.dynamic_allocas import shadow_heap_alloca
 from irgrad.ad.reverse.memtransfer import (
@@ -100,7 +101,11 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
     if op == "load":
         assert isinstance(inst, ir.LoadInst)
         sp = gu.invert_pointer(inst.pointer, inst)
-        return _record(gu, inst, b.load(inst.type, sp, inst.align, name=name))
+        s = b.load(inst.type, sp, inst.align, name=name)
+        if gu.globals.is_active(underlying_object(inst.pointer) or inst.pointer):
+            s = shadow_globals_of(gu.ctx).check_pointer_shadow(b, s, gu.vmap[inst],
+                                                               inst.pointer)
+        return _record(gu, inst, s)
     if op == "extractvalue":  # a pointer out of an aggregate that holds shadows
         agg = gu.invert_pointer(inst.operands[0], inst)
         s = clone_with_operands(inst, [agg])
@@ -173,14 +178,12 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
     """A pointer stored into shadowed memory: store its shadow into the shadow memory."""
     v = store.value
     if not holds_pointers(v.type) or not gu.is_shadowed(store.pointer):
+        # (varied, useful or not: the store would be what makes it useful)
         base = underlying_object(store.pointer)
-        if (gu.is_varied(v) and gu.adjoint_type(v) is not None
+        if (v in gu.activity.varied and gu.adjoint_type(v) is not None
                 and not gu.is_shadowed(store.pointer)
                 and not is_inactive_global(getattr(base, "name", None))):
-            what = f"global @{base.name}" if isinstance(base, ir.GlobalVariable) else (
-                "memory without a shadow (a global or constant pointer)")
-            raise gu.error(f"active value stored into {what}: its derivative would be lost",
-                           store)
+            raise gu.error(unshadowed_memory(store.pointer, "active value stored"), store)
         if _is_integer(v.type) and gu.is_shadowed(store.pointer):
             _forward_integer_store(gu, store)
         return

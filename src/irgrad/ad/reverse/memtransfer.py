@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes, as_i64
+from irgrad.ad.core.shadow_globals import unshadowed_memory
 from irgrad.analysis.known_functions import allocator, callee_name
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.type_results import CopiedContents
@@ -82,8 +83,14 @@ def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> N
 
 
 def forward_memtransfer(gu: GradientUtils, call: ir.CallBase) -> None:
-    """A copy of pointers between shadowed buffers also copies their shadows."""
+    """A copy of pointers between shadowed buffers also copies their shadows; a copy of
+    active floating-point data into memory without a shadow is an error."""
     dst, src = call.args[0], call.args[1]
+    if gu.is_shadowed(src) and not gu.is_shadowed(dst):
+        n = call.args[2]
+        size = n.unsigned_value if isinstance(n, ir.ConstantInt) else None
+        if gu.types.copied_contents(dst, src, size).float_type is not None:
+            raise gu.error(unshadowed_memory(dst, "active data copied"), call)
     if not (gu.is_shadowed(dst) and gu.is_shadowed(src)):
         return
     got = copied_contents(gu, call)

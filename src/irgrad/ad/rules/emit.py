@@ -125,6 +125,10 @@ def fsub(b: IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
 
 
 def fmul(b: IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    """``x * y`` in derivative code; a constant zero factor gives zero whatever the other
+    factor (a symbolic zero: 0 * inf is 0 here, not NaN)."""
+    if is_zero(x) or is_zero(y):
+        return fp_constant(x.type if isinstance(x.type, ir.VectorType) else y.type, 0.0)
     if is_const(x, 1.0):
         return y
     if is_const(y, 1.0):
@@ -324,6 +328,50 @@ def define_digamma(module: ir.Module) -> ir.Function:
     result = b.fsub(b.fsub(b.fadd(acc, log_x), b.fmul(0.5, inv)), series)
     b.ret(result)
     return fn
+
+
+# --- zero times infinity -------------------------------------------------------------------
+
+# functions bounded for finite arguments: their partials stay finite
+_BOUNDED_FUNCTIONS = frozenset(["sin", "cos", "fabs", "sign", "copysign", "trunc", "to_fp",
+                                "frexp_exp"])
+
+
+def may_be_unbounded(e: Expr) -> bool:
+    """Can partial ``e`` be infinite (or NaN) for finite operands? It can when it divides,
+    calls an unbounded function (``log``, ``pow``, ``exp``...) or uses the primal RESULT
+    (which may have overflowed)."""
+    if isinstance(e, Sym):
+        return e.name == "RESULT"
+    if isinstance(e, BinOp) and e.op == "/":
+        return True
+    if isinstance(e, Call) and e.fn not in _BOUNDED_FUNCTIONS:
+        return True
+    if isinstance(e, Select):
+        return may_be_unbounded(e.if_true) or may_be_unbounded(e.if_false)
+    return any(may_be_unbounded(c) for c in e.children)
+
+
+def strong_zero(b: IRBuilder, d: ir.Value, scaled: ir.Value) -> ir.Value:
+    """``d == 0 ? 0 : scaled`` where ``scaled`` is ``d`` times a partial: a zero adjoint
+    (or tangent) gives a zero contribution even where the partial is infinite, instead of
+    0 * inf = NaN (a value whose derivative is not needed, the untaken arm of a select).
+    The zero is -0.0, the additive identity of the sum it goes into."""
+    c = const_value(d)
+    if c is not None:
+        return fp_constant(d.type, -0.0) if c == 0.0 else scaled
+    is_zero_d = b.fcmp("oeq", d, fp_constant(d.type, 0.0))
+    return b.select(is_zero_d, fp_constant(scaled.type, -0.0), scaled)
+
+
+def emit_adjoint(b: IRBuilder, rule: Rule, i: int, env: Mapping[str, ir.Value],
+                 ty: ir.Type) -> ir.Value:
+    """Reverse mode: ``DRET * partial_i`` of ``rule`` (``env`` binds DRET and the
+    operands), checked for a zero ``DRET`` where the partial may be infinite."""
+    value = emit_expr(b, rule.adjoint(i), env, ty)
+    if may_be_unbounded(rule.partials[i]):
+        return strong_zero(b, env["DRET"], value)
+    return value
 
 
 # --- partial derivatives of one operation ------------------------------------------------
