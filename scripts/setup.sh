@@ -8,6 +8,7 @@ EXTRAS="${1:-dev}"
 APT_PKGS=(
   clang-22 llvm-22 flang-22 lld-22   # the front ends and tools irgrad drives (LLVM 22)
   make cmake ninja-build binutils    # tests/build: make and CMake projects, ar
+  libclang-rt-22-dev                 # tests/fuzz: AddressSanitizer and UBSan runtimes
 )
 
 need_apt=()
