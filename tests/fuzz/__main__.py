@@ -21,9 +21,11 @@ import time
 from pathlib import Path
 
 from .campaign import LEVELS, Outcome, check_program, failure_groups, load, save, summary_table
+from .classify import FAILING
 from .drivers import ad_program
 from .fd_driver import fd_program
 from .gen_case import focus_of, generate
+from .known_failures import TAG_RULES
 from .reduce import Reducer, save_reproducer
 
 FOUND = Path(__file__).parent / "found"
@@ -124,8 +126,6 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 
 def _tag(o: Outcome) -> str:
-    from .known_failures import TAG_RULES
-
     features = generate(o.seed, focus_of(o.seed)).cases[o.case].features
     for cls, kind, needle, tag in TAG_RULES:
         if cls != o.cls or (kind and kind != o.kind):
@@ -139,8 +139,6 @@ def _tag(o: Outcome) -> str:
 
 
 def cmd_known(args: argparse.Namespace) -> int:
-    from .classify import FAILING
-
     outcomes = load(Path(args.dir) / "results.jsonl")
     print("KNOWN: dict[str, tuple[str, str]] = {")
     for o in sorted(outcomes, key=lambda o: (o.seed, o.case, o.request, o.level)):

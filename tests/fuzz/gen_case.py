@@ -10,13 +10,14 @@ from __future__ import annotations
 import random
 
 from .checks import LOCAL_LEN, NMAX, check_function
-from .gen_expr import ArrayVar, Ctx, StructVar, const, real, squash
+from .gen_expr import ArrayVar, Ctx, LoopVar, StructVar, const, real, squash
 from .gen_stmt import KINDS, block, mix
 from .model import (
     Assign,
     Bin,
     Block,
     Call,
+    CallStmt,
     Case,
     Compare,
     Decl,
@@ -117,8 +118,6 @@ def _helper(base: Ctx, kind: str, name: str) -> Function:
             o.append(Decl("real", acc, const(c)))
             c.reals.append(acc)
             inner = c.child()
-            from .gen_expr import LoopVar
-
             inner.loops.append(LoopVar("j", m, LOCAL_LEN))
             body = (Assign(Ref(acc), "=", mix(inner, Ref(acc), real(inner, 3))),)
             o.append(For("j", Int(0), m, Block(body)))
@@ -147,8 +146,6 @@ def _helper(base: Ctx, kind: str, name: str) -> Function:
         top, below = (Elem("v", Bin("-", m, Int(k), is_int=True)) for k in (1, 2))
         update = Assign(top, "=", mix(ctx, top, Bin("*", below, real(ctx, 2))))
         rec = Call(name, (Ref("v"), Bin("-", m, Int(1), is_int=True)), is_math=False)
-        from .model import CallStmt
-
         params = (Param("v", "array", "inout"), Param("m", "int"))
         return Function(name, "void", params, Block((stop, update, CallStmt(rec))))
     struct = ctx.struct_name or ""
@@ -220,8 +217,6 @@ def _case(rng: random.Random, index: int, focus: str | None) -> Case:
         for p in params:
             if p.role == "out" and p.kind == "array":
                 inner = c.child()
-                from .gen_expr import LoopVar
-
                 inner.loops.append(LoopVar("i", Ref("n", is_int=True), n_value))
                 target = Elem(p.name, Ref("i", is_int=True))
                 value = mix(inner, target, real(inner, 3)) if c.chance(0.3) else squash(

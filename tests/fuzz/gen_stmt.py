@@ -18,6 +18,7 @@ from .gen_expr import (
     Ctx,
     LoopVar,
     StructVar,
+    call,
     callable_helpers,
     compare,
     index,
@@ -288,8 +289,6 @@ def _struct_update(ctx: Ctx, out: Out) -> None:
 
 
 def _call_stmt(ctx: Ctx, out: Out) -> None:
-    from .gen_expr import call
-
     void = callable_helpers(ctx, "void")
     if void and ctx.chance(0.7):
         fn = ctx.rng.choice(void)
@@ -304,8 +303,6 @@ def _call_stmt(ctx: Ctx, out: Out) -> None:
 
 
 def _struct_call(ctx: Ctx, out: Out) -> None:
-    from .gen_expr import call
-
     ptr = [h for h in ctx.helpers if any(p.kind == "struct_ptr" for p in h.params)]
     ret = [h for h in ctx.helpers if h.ret.startswith("struct")]
     if ret and (not ptr or ctx.chance(0.5)):

@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,8 +72,6 @@ def first_error(stderr: str) -> str:
 def compile_ad(source: Path, level: int, out: Path, *, sanitize: bool = False,
                debug: bool = False) -> Compiled:
     """``irgrad cc -O<level>`` of ``source``; the outcome, classified."""
-    import time
-
     start = time.perf_counter()
     irgrad = [sys.executable, "-m", "irgrad", "cc", f"-O{level}", *(["-g"] if debug else [])]
     if sanitize:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .campaign import Outcome, check_program, shape
 from .checks import InvalidProgram, check_function
+from .drivers import ad_program
 from .model import (
     Bin,
     Block,
@@ -279,8 +280,6 @@ def _size(case: Case) -> int:
 
 def save_reproducer(program: Program, outcome: Outcome, directory: Path, note: str = "") -> Path:
     """Write the reduced AD program with a header saying what fails; returns its path."""
-    from .drivers import ad_program
-
     text, _ = ad_program(program)
     digest = hashlib.sha1(text.encode()).hexdigest()[:10]
     directory.mkdir(parents=True, exist_ok=True)

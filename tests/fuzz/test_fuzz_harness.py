@@ -16,7 +16,7 @@ from .drivers import Label, RequestLayout, ad_program
 from .fd_driver import fd_program
 from .gen_case import ALL_FEATURES, focus_of, generate
 from .harness import SAN_ENV, FDResult, compile_ad
-from .model import Bin, Block, Call, Function, Num, Param, Ref, Return
+from .model import Bin, Block, Call, Function, Num, Param, Ref, Request, Return
 from .reduce import _edits, _valid
 
 SEEDS = range(200)
@@ -80,8 +80,6 @@ def test_classifier_separates_right_wrong_nan_and_kinks() -> None:
     params = (Param("a", "real"), Param("n", "int"))
     entry = Function("f0", "real", params, Block((Return(Bin("*", Ref("a"), Ref("a"))),)),
                      "entry")
-    from .model import Request
-
     req = Request("rev", ("out", ""), 1, ((),), ((),), 1.0)
     case = replace(case, entry=entry, helpers=(), globals=(), args=(0.5, 1), requests=(req,))
     fd = _fake_fd([0.25])
