@@ -199,6 +199,12 @@ def summary_table(outcomes: list[Outcome], levels: tuple[int, ...] = LEVELS) -> 
         row = [by_kind[(cls, k)] for k in kinds]
         if sum(row):
             lines.append(f"{cls:<22}" + "".join(f"{v:>9}" for v in row))
+    diags = [o for o in outcomes if o.cls.startswith("diagnostic")]
+    if diags:
+        located = sum(o.cls == "diagnostic" for o in diags)
+        with_g = sum(bool(o.located_with_g) for o in diags)
+        lines.append(f"\ndiagnostics: {len(diags)}, with file:line:col: {located} without -g, "
+                     f"{with_g} with -g")
     programs = {o.seed for o in outcomes}
     failing = {o.seed for o in outcomes if o.cls in ("wrong", "nan", "crash",
                                                       "diagnostic-unlocated", "invalid")}

@@ -284,14 +284,17 @@ def save_reproducer(program: Program, outcome: Outcome, directory: Path, note: s
     digest = hashlib.sha1(text.encode()).hexdigest()[:10]
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{outcome.cls}-{digest}.c"
+    what = ("the values named above differ from central finite differences of the same "
+            "function in long double" if outcome.cls in ("wrong", "nan") else
+            "irgrad (or the program it builds) fails as quoted above")
     header = [
         f"/* irgrad fuzz reproducer: {outcome.cls} in {outcome.kind} mode at -O{outcome.level}",
         f"   (from seed {outcome.seed}, case {outcome.case}, request {outcome.request})",
         f"   {outcome.detail}",
         *([f"   {note}"] if note else []),
         f"   irgrad cc -O{outcome.level} {path.name} -o repro -lm && ./repro",
-        "   prints each request's values (B/E lines); the values named above differ from",
-        "   central finite differences of the same function in long double. */",
+        "   prints each request's values between B and E lines;",
+        f"   {what}. */",
     ]
     path.write_text("\n".join(header) + "\n" + text)
     return path
