@@ -2,9 +2,10 @@
 
 :func:`check_program` compiles the AD program of a :class:`Program` once per level. When a
 compile fails (a diagnostic or a crash of irgrad) it is repeated per case and then per
-request, so each outcome is pinned to the one request that causes it (a diagnostic is also
-compiled again with ``-g`` to see whether it is located then). Every request (and the
-direct primal call of each case, kind ``primal``) gets one :class:`Outcome` per level.
+request, so each outcome is pinned to the one request that causes it (an unlocated
+diagnostic is compiled again with ``-g`` to see whether it is located then). Every request
+(and the direct primal call of each case, kind ``primal``) gets one :class:`Outcome` per
+level.
 """
 
 from __future__ import annotations
@@ -98,9 +99,8 @@ class _Checker:
         """The outcome of a request whose program alone does not compile."""
         self.bad.add((case, request))
         cls, located_g = compiled.status, None
-        if cls == "diagnostic":
-            if not compiled.located:
-                cls = "diagnostic-unlocated"
+        if cls == "diagnostic" and not compiled.located:  # would -g locate it?
+            cls = "diagnostic-unlocated"
             with_g = compile_ad(src, level, src.with_suffix(".g"), sanitize=self.sanitize,
                                 debug=True)
             located_g = with_g.status == "diagnostic" and with_g.located
@@ -202,7 +202,7 @@ def summary_table(outcomes: list[Outcome], levels: tuple[int, ...] = LEVELS) -> 
     diags = [o for o in outcomes if o.cls.startswith("diagnostic")]
     if diags:
         located = sum(o.cls == "diagnostic" for o in diags)
-        with_g = sum(bool(o.located_with_g) for o in diags)
+        with_g = located + sum(bool(o.located_with_g) for o in diags if o.cls != "diagnostic")
         lines.append(f"\ndiagnostics: {len(diags)}, with file:line:col: {located} without -g, "
                      f"{with_g} with -g")
     programs = {o.seed for o in outcomes}
