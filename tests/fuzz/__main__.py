@@ -122,6 +122,21 @@ def cmd_summary(args: argparse.Namespace) -> int:
     levels = tuple(sorted({o.level for o in outcomes}))
     print(summary_table(outcomes, levels))
     _print_groups(outcomes)
+    bad = [o for o in outcomes if o.cls in ("wrong", "nan") or "at run time" in o.detail]
+    if bad:  # which features the failing cases have (the known bugs have telltale ones)
+        print("\nwrong, nan and signals by a feature of their case:")
+        cases: dict[tuple[int, int], frozenset[str]] = {}
+        for o in bad:
+            if (o.seed, o.case) not in cases:
+                cases[(o.seed, o.case)] = generate(o.seed, focus_of(o.seed)).cases[o.case].features
+        for feature in ("global_mutable_loop", "global_mutable_memcpy", "global_const_table",
+                        "heap_realloc", "select_ternary"):
+            n = sum(any(f == feature for f in cases[(o.seed, o.case)]) for o in bad)
+            print(f"  {feature:<24} {n:6d} of {len(bad)}")
+        rest = [o for o in bad if not any(f.startswith("global_mutable")
+                                          for f in cases[(o.seed, o.case)])]
+        print(f"  {'no mutable global':<24} {len(rest):6d}: "
+              + " ".join(sorted({o.key for o in rest})[:12]))
     return 0
 
 

@@ -35,10 +35,13 @@ BUGS: dict[str, str] = {
         "cc then aborts: 'LLVM ERROR: Broken module found' (SIGABRT, no verification first)."
     ),
     "select-const-pointer": (
-        "issue 14 item 3 family: y[i] = c ? w[i] : h[j] with w enzyme_const and h a "
-        "malloc'd buffer filled with constants is refused: 'no shadow for pointer "
-        "<GetElementPtrInst ...>' (a Python repr in the message, issue 14 item 5; no "
-        "file:line:col, even with -g: the refused instruction is a phi)."
+        "issue 14 item 3, still open for a select of *pointers*: h[q] = c ? T[q] : x[1] "
+        "(clang selects the address, then loads) with T a static const table (or an "
+        "enzyme_const array): reverse mode refuses, 'no shadow for pointer "
+        "<GetElementPtrInst ...>' (a Python repr, item 5; no file:line:col when the "
+        "refused instruction is a phi); forward mode gives a tangent through the table "
+        "(dx[1] where the true derivative is 0) at -O1..-O3 and dereferences a null "
+        "shadow at -O0 (SIGSEGV)."
     ),
     "ubsan-cast-check": (
         "with -fsanitize=undefined, the float-cast-overflow check of (int)(x) on an active "
