@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .classify import References, Verdict, classify_request
+from .classify import References, Verdict, classify_request, cross_check
 from .drivers import ad_program
 from .fd_driver import fd_program
 from .harness import Compiled, build_fd, compile_ad, run_ad, syntax_ok
@@ -83,14 +83,21 @@ class _Checker:
             return None, compiled, src
         run = run_ad(compiled.exe, len(layouts), sanitize=self.sanitize)
         out = []
-        for lay in layouts:
-            if lay.rid in run.crashes:
-                verdict = Verdict("crash", f"at run time: {run.crashes[lay.rid]}")
-            elif lay.rid in run.values:
-                verdict = classify_request(self.refs[lay.case], lay, run.values[lay.rid])
-            else:
-                verdict = Verdict("crash", "no output")
-            out.append(self.outcome(lay.case, lay.request, level, verdict))
+        for case in sorted({lay.case for lay in layouts}):
+            mine = [lay for lay in layouts if lay.case == case]
+            runs = []
+            for lay in mine:
+                values = run.values.get(lay.rid, [])
+                if lay.rid in run.crashes:
+                    verdict = Verdict("crash", f"at run time: {run.crashes[lay.rid]}")
+                elif lay.rid in run.values:
+                    verdict = classify_request(self.refs[case], lay, values)
+                else:
+                    verdict = Verdict("crash", "no output")
+                runs.append((lay, values, verdict))
+            for (lay, _, _), verdict in zip(runs, cross_check(self.refs[case], runs),
+                                            strict=True):
+                out.append(self.outcome(case, lay.request, level, verdict))
         exe.unlink(missing_ok=True)
         return out, compiled, src
 

@@ -13,7 +13,9 @@ estimates its error. A value *passes* when ``|v - ref| <= RTOL |ref| + ATOL scal
 SAFETY err``. Otherwise, when the error estimate or the primal's sensitivity to rounding
 (``double`` vs ``long double`` primal) could explain it, the run is ``fd-noise``; when the
 AD value is NaN or infinite and the reference is finite, ``nan``; else ``wrong``. A run
-with nothing verifiable (every column crossed a kink) is ``fd-noise`` too.
+with nothing verifiable (every column crossed a kink) is ``fd-noise`` too, unless
+:func:`cross_check` settles it with the dot-product test against a forward or reverse run
+of the same case (``<c, J t> = <t, J^T c>``).
 """
 
 from __future__ import annotations
@@ -182,3 +184,59 @@ def _name(refs: References, lab: Label) -> str:
     if lab.kind == "t":
         return f"tangent({name})" + (f"@{lab.direction}" if lab.direction else "")
     return name
+
+
+def _dot_pair(refs: References, fwd: tuple[RequestLayout, list[float]], d: int,
+              rev: tuple[RequestLayout, list[float]]) -> tuple[float, float, float] | None:
+    """``(<c, J t>, <t, J^T c>, scale)`` from a forward direction and a reverse request of
+    the same case, or None when their supports do not fit the identity."""
+    (flay, fvals), (rlay, rvals) = fwd, rev
+    jt = {lab.index: v for lab, v in zip(flay.labels, fvals, strict=True)
+          if lab.kind == "t" and lab.direction == d}
+    jtc = {lab.index: v for lab, v in zip(rlay.labels, rvals, strict=True) if lab.kind == "p"}
+    t = refs.dir_t[(flay.request, d)]
+    c = refs.cotangent(rlay.request)
+    if any(tj != 0.0 and j not in jtc for j, tj in enumerate(t)):
+        return None
+    if any(ci != 0.0 and i not in jt for i, ci in enumerate(c)):
+        return None
+    left = [ci * jt[i] for i, ci in enumerate(c) if ci != 0.0]
+    right = [tj * jtc[j] for j, tj in enumerate(t) if tj != 0.0]
+    scale = math.fsum(map(abs, left)) + math.fsum(map(abs, right))
+    return math.fsum(left), math.fsum(right), scale
+
+
+def cross_check(refs: References, runs: list[tuple[RequestLayout, list[float], Verdict]]
+                ) -> list[Verdict]:
+    """Settle runs that finite differences could not verify (``fd-noise``) with the dot
+    product test between forward and reverse runs of the same case at the same level:
+    ``<c, J t> = <t, J^T c>``. A disagreement makes the unverified run(s) ``wrong``; an
+    agreement with a verified run makes it ``pass``."""
+    verdicts = [v for _, _, v in runs]
+    kinds = {"fwd", "fwdvec"}
+    for fi, (flay, fvals, _) in enumerate(runs):
+        if flay.request < 0 or refs.case.requests[flay.request].kind not in kinds:
+            continue
+        for ri, (rlay, rvals, _) in enumerate(runs):
+            if rlay.request < 0 or refs.case.requests[rlay.request].kind in kinds:
+                continue
+            pair = (verdicts[fi].cls, verdicts[ri].cls)
+            if "fd-noise" not in pair or not set(pair) <= {"pass", "fd-noise"}:
+                continue
+            for d in range(refs.case.requests[flay.request].width):
+                dot = _dot_pair(refs, (flay, fvals), d, (rlay, rvals))
+                if dot is None or not all(map(math.isfinite, dot)):
+                    continue
+                left, right, scale = dot
+                if abs(left - right) > 1e-8 * scale + 1e-12:
+                    detail = (f"forward and reverse disagree: <c, J t> = {left:.10g}, "
+                              f"<t, J^T c> = {right:.10g} (requests {flay.request}, "
+                              f"{rlay.request}; finite differences crossed a kink)")
+                    for k in (fi, ri):
+                        if verdicts[k].cls == "fd-noise":
+                            verdicts[k] = Verdict("wrong", detail)
+                    break
+                for k, other in ((fi, ri), (ri, fi)):
+                    if verdicts[k].cls == "fd-noise" and verdicts[other].cls == "pass":
+                        verdicts[k] = Verdict("pass", "agrees with a verified run (dot test)")
+    return verdicts

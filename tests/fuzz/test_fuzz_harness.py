@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from .checks import InvalidProgram, check_function, interval
-from .classify import References, classify_request
+from .classify import References, Verdict, classify_request, cross_check
 from .drivers import Label, RequestLayout, ad_program
 from .fd_driver import fd_program
 from .gen_case import ALL_FEATURES, focus_of, generate
@@ -137,3 +137,30 @@ def test_sanitize_build_instruments_derivatives_and_reports(tmp_path: Path) -> N
     assert ok.returncode == 0, ok.stderr
     bad = subprocess.run([str(tmp_path / "p"), "x"], capture_output=True, text=True, env=SAN_ENV)
     assert bad.returncode == 86 and "heap-buffer-overflow" in bad.stderr
+
+
+def test_cross_check_settles_unverifiable_runs() -> None:
+    # f(a) = a * a at a = 0.5 with a kink in every step: forward (t = 0.5) and reverse
+    # (c = 1) runs must satisfy <c, J t> = <t, J^T c>
+    program = generate(0)
+    params = (Param("a", "real"), Param("n", "int"))
+    entry = Function("f0", "real", params, Block((Return(Bin("*", Ref("a"), Ref("a"))),)),
+                     "entry")
+    rev = Request("rev", ("out", ""), 1, ((),), ((),), 1.0)
+    fwd = Request("fwd", ("", ""), 1, ((),), ((0.5,),), 1.0)
+    case = replace(program.cases[0], entry=entry, helpers=(), globals=(), args=(0.5, 1),
+                   requests=(rev, fwd))
+    fd = _fake_fd([0.25])
+    fd.columns[0] = (-1, [])
+    fd.directions[0] = (-1, [])
+    refs = References(case, fd)
+    rlay = RequestLayout(1, 0, 0, (Label("p", 0),))
+    flay = RequestLayout(2, 0, 1, (Label("t", 0, 0),))
+    noise = classify_request(refs, rlay, [1.0])
+    assert noise.cls == "fd-noise" and classify_request(refs, flay, [0.5]).cls == "fd-noise"
+    ok = cross_check(refs, [(rlay, [1.0], noise), (flay, [0.5], noise)])
+    assert [v.cls for v in ok] == ["fd-noise", "fd-noise"]  # consistent, still unverified
+    bad = cross_check(refs, [(rlay, [1.0], noise), (flay, [0.75], noise)])
+    assert [v.cls for v in bad] == ["wrong", "wrong"]
+    verified = cross_check(refs, [(rlay, [1.0], Verdict("pass")), (flay, [0.5], noise)])
+    assert [v.cls for v in verified] == ["pass", "pass"]
