@@ -8,7 +8,7 @@ EXTRAS="${1:-dev}"
 APT_PKGS=(
   clang-22 llvm-22 flang-22 lld-22   # the front ends and tools irgrad drives (LLVM 22)
   make cmake ninja-build binutils    # tests/build: make and CMake projects, ar
-  libclang-rt-22-dev                 # irgrad cc -fsanitize=address/undefined: the runtimes
+  libclang-rt-22-dev                 # irgrad cc -fsanitize=address/undefined, tests/fuzz
   libboost-dev libeigen3-dev         # tests/realworld: Boost.Odeint and Eigen programs
 )
 

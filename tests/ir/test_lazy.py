@@ -79,3 +79,16 @@ def test_lazy_error_has_absolute_location() -> None:
     # still lazy after the failure: the error repeats
     with pytest.raises(IRParseError):
         m.get_function("b").blocks  # noqa: B018
+
+
+def test_numbered_globals_match_references_in_untouched_bodies() -> None:
+    # clang's sanitizers emit unnamed globals (@0, @1...): printed as "@\"0\"" they would be
+    # a different, named global from the @0 an untouched (verbatim) body refers to
+    from ir_helpers import check_roundtrip, clang_ir
+
+    src = "double g(double *x, int n) { double s = 0; for (int i = 0; i < n; i++) " \
+          "s += x[i] * x[i]; return s; }\n"
+    text = clang_ir(src, "-O2", extra=("-fsanitize=undefined",))
+    assert "@0 = " in text
+    out = check_roundtrip(text, "ubsan.c")
+    assert "@0 = " in out and '@"0"' not in out

@@ -34,7 +34,7 @@ from .instructions import Instruction
 from .lexer import escape_bytes, gc_paused
 from .module import Module
 from .printer_insts import INSTRUCTION_PRINTERS, InstructionPrinter
-from .types import quote_name
+from .types import global_name, quote_name
 from .values import MetadataAsValue, Value, set_text_formatter
 
 
@@ -89,7 +89,7 @@ class Printer(InstructionPrinter):
         if isinstance(v, (Instruction, Argument, BasicBlock)):
             return self.slots.local(v)
         if isinstance(v, GlobalValue):
-            return "@" + quote_name(v.name)
+            return "@" + global_name(v.name)
         f = _CONST_PRINTERS.get(type(v))
         if f is not None:
             return f(self, v)
@@ -212,7 +212,7 @@ class Printer(InstructionPrinter):
                 params.append(f"{p} {self.slots.local(a)}")
             if ft.var_arg:
                 params.append("...")
-        out.append(f"{ft.return_type} @{quote_name(fn.name)}({', '.join(params)})")
+        out.append(f"{ft.return_type} @{global_name(fn.name)}({', '.join(params)})")
         if fn.unnamed_addr:
             out.append(fn.unnamed_addr)
         if fn.addrspace:
@@ -270,7 +270,7 @@ class Printer(InstructionPrinter):
         return self.ref(v)
 
     def global_variable(self, g: GlobalVariable) -> str:
-        out = [f"@{quote_name(g.name)} ="]
+        out = [f"@{global_name(g.name)} ="]
         ext = g.initializer is None
         prefix = _global_prefix(g)
         if ext and not g.linkage:
@@ -302,7 +302,7 @@ class Printer(InstructionPrinter):
         return s
 
     def alias(self, a: GlobalAlias) -> str:
-        out = [f"@{quote_name(a.name)} =", *_global_prefix(a)]
+        out = [f"@{global_name(a.name)} =", *_global_prefix(a)]
         if a.kind == "alias" and a.addrspace:
             pass
         out.append(a.kind)

@@ -183,6 +183,14 @@ def quote_name(name: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def global_name(name: str) -> str:
+    """A global's name as written after ``@``. The parser keeps an unnamed (numbered)
+    global ``@0`` under the name ``"0"``: it is printed ``@0`` again, so that it matches
+    the references in function bodies that are kept as text (``@"0"`` would be a different,
+    named global)."""
+    return name if name.isdigit() and name.isascii() else quote_name(name)
+
+
 _PLAIN_FIRST = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ$._-")
 _PLAIN_REST = _PLAIN_FIRST | set("0123456789")
 
@@ -340,5 +348,6 @@ __all__ = [
     "VectorType",
     "VoidType",
     "X86AMXType",
+    "global_name",
     "quote_name",
 ]
