@@ -482,6 +482,7 @@ def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function,
         config = callee_config(fp, callee, args, bool(call.uses))
     with located_at(call):
         deriv = fp.ctx.get_or_create(config)
+    fp.b.position_before(call)  # the lanes of vector tangents are taken apart before it
     values = with_tangents(fp, args, config, callee.function_type.params)
     fp.b.position_before(call)
     emit_forward_call(fp, call, fp.b.call(deriv, values), config)
