@@ -87,13 +87,18 @@ int main() {
   const double w = 0.1, h = 1e-6;
   double fd = (naive_euler_f(w + h) - naive_euler_f(w - h)) / (2 * h);
   check("inner derivatives agree", naive_euler_r(w), naive_euler_f(w), 1e-12);
-  double dummy = 0, unit = 1, one = 1;
+  double dummy = 0, one = 1;
   double ff = 0, fr = 0;
   __enzyme_fwddiff((void*)objective_f, enzyme_dup, &w, &one, enzyme_dupnoneed, &dummy, &ff);
   __enzyme_fwddiff((void*)objective_r, enzyme_dup, &w, &one, enzyme_dupnoneed, &dummy, &fr);
-  double rf = 0, rr = 0;
-  __enzyme_autodiff((void*)objective_f, enzyme_dup, &w, &rf, enzyme_dupnoneed, &dummy, &unit);
-  __enzyme_autodiff((void*)objective_r, enzyme_dup, &w, &rr, enzyme_dupnoneed, &dummy, &unit);
+  // reverse mode consumes the seed (the output's shadow is zero afterwards, as in
+  // Enzyme): each call gets its own
+  double rf = 0, rr = 0, seed_rf = 1, seed_rr = 1;
+  __enzyme_autodiff((void*)objective_f, enzyme_dup, &w, &rf, enzyme_dupnoneed, &dummy,
+                    &seed_rf);
+  __enzyme_autodiff((void*)objective_r, enzyme_dup, &w, &rr, enzyme_dupnoneed, &dummy,
+                    &seed_rr);
+  check("reverse mode consumed its seed", seed_rf + seed_rr, 0, 0);
   std::printf("FF %.12g FR %.12g RF %.12g RR %.12g (central difference %.12g)\n", ff, fr, rf,
               rr, fd);
   check("forward over forward", ff, fd, 1e-5);

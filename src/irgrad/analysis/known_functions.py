@@ -50,7 +50,9 @@ class Allocator:
     ``void **`` argument (``posix_memalign``), the call returning a status instead;
     ``state_args``: pointers to the allocator's own bookkeeping (a stack allocator's
     state), passed as their shadows when the shadow allocation is made (it comes out of
-    the shadow state).
+    the shadow state); ``released_with_state``: a block is never freed on its own, the
+    state's release (``STATE_RELEASE_FUNCTIONS``) releases every block at once (a stack
+    allocator's frames are not heap blocks: ``free`` of one corrupts the heap).
     """
 
     name: str
@@ -64,6 +66,7 @@ class Allocator:
     free_function: str | None = None
     free_args: tuple[int, ...] = (-1,)
     state_args: tuple[int, ...] = ()
+    released_with_state: bool = False
 
     @property
     def fresh(self) -> bool:
@@ -99,7 +102,8 @@ ALLOCATORS: dict[str, Allocator] = {
         # irgrad's own tape (irgrad.ad.core.tape_runtime), as a derivative that is itself
         # differentiated calls it: a push is an n-byte frame out of the stack `state`
         # points at; the shadow frame comes out of the shadow stack
-        Allocator("__irgrad_tape_push_nocache", (1,), state_args=(0,)),
+        Allocator("__irgrad_tape_push_nocache", (1,), state_args=(0,),
+                  released_with_state=True),
     )
 }
 

@@ -323,9 +323,12 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
     if call in gu.freed_allocations:
         release(gu.lookup_primal(call, bb))
         release(gu.lookup_shadow(call, bb, call))
-    elif gu.is_shadowed(call) and (alloc is None or alloc.fresh) and not allocation_escapes(call):
+    elif (gu.is_shadowed(call) and (alloc is None or alloc.fresh)
+          and not (alloc is not None and alloc.released_with_state)
+          and not allocation_escapes(call)):
         # the primal is freed in the forward pass (or never): the shadow, which no one
-        # outside this function can see, is not needed after this point
+        # outside this function can see, is not needed after this point (a stack
+        # allocator's shadow frame goes with the shadow state's release instead)
         release(gu.lookup_shadow(call, bb, call))
 
 
