@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from irgrad.analysis.known_functions import (
     enzyme_hint,
@@ -92,16 +92,52 @@ class _FunctionTypeAnalysis:
             self.trees[a] = t
         self.insts = list(fn.instructions())
         self._recurrence: dict[Instruction, bool] = {}
+        # trees of constants (they depend on the constant alone and are never updated)
+        self._constants: dict[Value, TypeTree] = {}
+        # pure conversions of a value's tree: (value, what) -> (tree version, result)
+        self._derived: dict[tuple[Value, object], tuple[int, TypeTree]] = {}
         for inst in self.insts:
             if not inst.type.is_void:
                 self.trees[inst] = seed_tree(inst.type)
                 if _is_narrow_integer(inst.type):
                     self.trees[inst].insert((-1,), INTEGER)
+        # a visit reads only the trees of the instruction and its operands (and of the
+        # return, for ``ret``); the versions of those trees at a visit that changed
+        # nothing: while they stay the same, visiting again cannot change anything (a
+        # call's callee answer is memoized by the same trees)
+        self._inputs: dict[Instruction, tuple[TypeTree, ...]] = {}
+        for inst in self.insts:
+            inputs = [t for v in (inst, *inst.operands) if (t := self.trees.get(v)) is not None]
+            if isinstance(inst, ReturnInst):
+                inputs.append(self.return_tree)
+            self._inputs[inst] = tuple(inputs)
+        self._quiet: dict[Instruction, tuple[int, ...]] = {}
 
     # -- tree access -------------------------------------------------------------------
     def get(self, v: Value) -> TypeTree:
+        """The tree of ``v``; callers read it and never change it (only :meth:`update`)."""
         t = self.trees.get(v)
-        return t if t is not None else constant_tree(v)
+        if t is not None:
+            return t
+        t = self._constants.get(v)
+        if t is None:
+            t = self._constants[v] = constant_tree(v)
+        return t
+
+    def version(self, v: Value) -> int:
+        t = self.trees.get(v)
+        return t.version if t is not None else -1
+
+    def derived(self, v: Value, what: object, convert: Callable[[TypeTree], TypeTree]) -> TypeTree:
+        """``convert(get(v))``, remembered until the tree of ``v`` changes."""
+        key = (v, what)
+        version = self.version(v)
+        got = self._derived.get(key)
+        if got is not None and got[0] == version:
+            return got[1]
+        out = convert(self.get(v))
+        self._derived[key] = (version, out)
+        return out
 
     def update(self, v: Value, tree: TypeTree) -> None:
         t = self.trees.get(v)
@@ -114,7 +150,15 @@ class _FunctionTypeAnalysis:
         self.update(v, TypeTree.scalar(ct))
 
     def pointee(self, p: Value) -> TypeTree:
-        return self.get(p).data0()
+        return self.derived(p, "data0", TypeTree.data0)
+
+    def in_memory(self, v: Value, t: Type) -> TypeTree:
+        """The tree of value ``v`` of type ``t`` as the contents of memory at offset 0."""
+        return self.derived(v, ("to_memory", t), lambda tree: _to_memory(tree, t))
+
+    def loaded(self, p: Value, t: Type) -> TypeTree:
+        """The tree of a value of type ``t`` loaded from pointer ``p``."""
+        return self.derived(p, ("from_memory", t), lambda tree: _from_memory(tree.data0(), t))
 
     def update_pointee(self, p: Value, mem: TypeTree) -> None:
         if mem:
@@ -124,8 +168,15 @@ class _FunctionTypeAnalysis:
     def run(self) -> TypeResults:
         for _ in range(MAX_ITERATIONS):
             self.changed = False
+            quiet = self._quiet
             for inst in self.insts:
+                inputs = self._inputs[inst]
+                before = tuple(t.version for t in inputs)
+                if quiet.get(inst) == before:
+                    continue
                 self.visit(inst)
+                if tuple(t.version for t in inputs) == before:
+                    quiet[inst] = before
             if not self.changed:
                 break
         conflicts = [f"{v!r}: {p} {a} vs {b}" for v, t in self.trees.items()
@@ -340,8 +391,8 @@ class _FunctionTypeAnalysis:
                 pointee = self.owner.tbaa.pointer_tree(tbaa)
                 if pointee is not None:
                     self.update(value, pointee)
-        self.update(value, _from_memory(self.pointee(ptr), t))
-        self.update_pointee(ptr, _to_memory(self.get(value), t))
+        self.update(value, self.loaded(ptr, t))
+        self.update_pointee(ptr, self.in_memory(value, t))
 
     def visit_call(self, call: CallBase) -> None:
         fn = call.called_function

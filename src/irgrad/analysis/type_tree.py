@@ -21,19 +21,34 @@ MAX_OFFSET = 4096
 
 
 class ConcreteType:
-    """One of Anything, Integer, Pointer, Float(kind), Unknown. Immutable, hashable."""
+    """One of Anything, Integer, Pointer, Float(kind), Unknown. Immutable and interned:
+    one object per type, so equality is identity (type trees compare types millions of
+    times in an analysis of C++ code)."""
 
     __slots__ = ("float_kind", "kind")
 
     KINDS = ("Unknown", "Anything", "Integer", "Pointer", "Float")
+    _interned: dict[tuple[str, str | None], ConcreteType] = {}
 
-    def __init__(self, kind: str, float_kind: str | None = None) -> None:
-        if kind not in self.KINDS:
+    kind: str
+    float_kind: str | None
+
+    def __new__(cls, kind: str, float_kind: str | None = None) -> ConcreteType:
+        got = cls._interned.get((kind, float_kind))
+        if got is not None:
+            return got
+        if kind not in cls.KINDS:
             raise ValueError(f"unknown concrete type {kind!r}")
         if (kind == "Float") != (float_kind is not None):
             raise ValueError("Float needs a floating-point kind (and only Float has one)")
+        self = object.__new__(cls)
         self.kind = kind
         self.float_kind = float_kind
+        cls._interned[(kind, float_kind)] = self
+        return self
+
+    def __reduce__(self) -> tuple[type[ConcreteType], tuple[str, str | None]]:
+        return ConcreteType, (self.kind, self.float_kind)
 
     @staticmethod
     def float(kind: str) -> ConcreteType:
@@ -58,15 +73,14 @@ class ConcreteType:
     def merge(self, other: ConcreteType) -> tuple[ConcreteType, bool]:
         """(merged type, conflict?) -- Enzyme's ``orIn``: Unknown yields to anything,
         Anything absorbs everything; a conflict keeps ``self`` and reports it."""
-        if self == other or other.kind == "Unknown" or self.kind == "Anything":
+        if self is other or other.kind == "Unknown" or self.kind == "Anything":
             return self, False
         if self.kind == "Unknown" or other.kind == "Anything":
             return other, False
         return self, True
 
     def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, ConcreteType) and self.kind == other.kind
-                                 and self.float_kind == other.float_kind)
+        return self is other  # interned
 
     def __hash__(self) -> int:
         return hash((self.kind, self.float_kind))
@@ -107,20 +121,40 @@ class TypeTree:
     tree of a C++ object has hundreds of specific entries and a handful of general ones).
     """
 
-    __slots__ = ("_general", "conflicts", "mapping")
+    __slots__ = ("_general", "conflicts", "mapping", "version")
 
     def __init__(self, mapping: Mapping[Path, ConcreteType] | None = None) -> None:
         self.mapping: dict[Path, ConcreteType] = {}
         self._general: set[Path] = set()
         self.conflicts: list[tuple[Path, ConcreteType, ConcreteType]] = []
+        #: bumped on every change of ``mapping``: lets analyses cache what they derive
+        self.version = 0
         if mapping:
-            for p, ct in mapping.items():
-                self.insert(p, ct)
+            self._fill(mapping)
+
+    def _fill(self, mapping: Mapping[Path, ConcreteType]) -> None:
+        """Insert every entry of ``mapping`` (in its order) into this empty tree."""
+        kept = {p: ct for p, ct in mapping.items()
+                if ct is not UNKNOWN and len(p) <= MAX_DEPTH and max(p) <= MAX_OFFSET}
+        general = {p for p in kept if -1 in p}
+        if not general or not any(g in kept for p in kept for g in _generalizations(p)):
+            # no entry covers another: inserting one by one would keep each as it is
+            self.mapping = kept
+            self._general = general
+            self.version += bool(kept)
+            return
+        insert = self.insert
+        for p, ct in kept.items():
+            insert(p, ct)
 
     @staticmethod
     def scalar(ct: ConcreteType) -> TypeTree:
         """``{[-1]: ct}``."""
-        return TypeTree({(-1,): ct})
+        t = TypeTree()
+        if ct is not UNKNOWN:
+            t.mapping[(-1,)] = ct
+            t._general.add((-1,))
+        return t
 
     def copy(self) -> TypeTree:
         t = TypeTree()
@@ -162,42 +196,43 @@ class TypeTree:
     # -- merging -----------------------------------------------------------------------
     def insert(self, path: Path, ct: ConcreteType) -> bool:
         """Merge ``ct`` at ``path``; True when the tree changed."""
-        if ct.kind == "Unknown" or len(path) > MAX_DEPTH or max(path) > MAX_OFFSET:
+        if ct is UNKNOWN or len(path) > MAX_DEPTH or max(path) > MAX_OFFSET:
             return False
-        if self._general:
-            covering = self._covering(path)
-            if covering is not None:
-                merged, conflict = covering.merge(ct)
-                if conflict:
-                    self.conflicts.append((path, covering, ct))
-                if merged == covering:
-                    return False
         mapping = self.mapping
+        if self._general:
+            for g in _generalizations(path):
+                covering = mapping.get(g)
+                if covering is not None:
+                    merged, conflict = covering.merge(ct)
+                    if conflict:
+                        self.conflicts.append((path, covering, ct))
+                    if merged is covering:
+                        return False
+                    break
         old = mapping.get(path)
         if old is None:
             mapping[path] = ct
+            self.version += 1
             if -1 in path:  # a general entry subsumes the specific ones that agree
                 self._general.add(path)
-                for p in [p for p, c in mapping.items() if p != path and c == ct
-                          and _covers(path, p)]:
-                    del mapping[p]
-                    self._general.discard(p)
+                fixed = _fixed_indices(path)
+                n = len(path)
+                dead = [p for p, c in mapping.items() if c is ct and len(p) == n
+                        and p != path and all(p[i] == x for i, x in fixed)]
+                if dead:
+                    general = self._general
+                    for p in dead:
+                        del mapping[p]
+                        general.discard(p)
             return True
         merged, conflict = old.merge(ct)
         if conflict:
             self.conflicts.append((path, old, ct))
-        if merged == old:
+        if merged is old:
             return False
         mapping[path] = merged
+        self.version += 1
         return True
-
-    def _covering(self, path: Path) -> ConcreteType | None:
-        mapping = self.mapping
-        for p in _generalizations(path):
-            c = mapping.get(p)
-            if c is not None:
-                return c
-        return None
 
     @staticmethod
     def _normalized(mapping: dict[Path, ConcreteType]) -> TypeTree:
@@ -210,6 +245,11 @@ class TypeTree:
 
     def or_in(self, other: TypeTree) -> bool:
         """Merge every entry of ``other`` (Enzyme's ``orIn``); True when changed."""
+        if not self.mapping:
+            if not other.mapping:
+                return False
+            self._fill(other.mapping)
+            return bool(self.mapping)
         changed = False
         for p, ct in list(other.mapping.items()):
             changed |= self.insert(p, ct)
@@ -309,9 +349,18 @@ def _generalizations(path: Path) -> tuple[Path, ...]:
     return got
 
 
-def _covers(general: Path, specific: Path) -> bool:
-    return len(general) == len(specific) and all(
-        a in (b, -1) for a, b in zip(general, specific, strict=True))
+_FIXED: dict[Path, tuple[tuple[int, int], ...]] = {}
+
+
+def _fixed_indices(general: Path) -> tuple[tuple[int, int], ...]:
+    """The ``(position, index)`` pairs of a general path that are not ``-1``: a path of
+    the same length is covered by it when it agrees there."""
+    got = _FIXED.get(general)
+    if got is None:
+        got = tuple((k, i) for k, i in enumerate(general) if i != -1)
+        if len(_FIXED) < 1 << 16:
+            _FIXED[general] = got
+    return got
 
 
 def tree_of_type(t: Type, sizes: Iterable[tuple[int, Type]] | None = None) -> TypeTree:
