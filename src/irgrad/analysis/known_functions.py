@@ -244,6 +244,9 @@ CXX_INACTIVE_PREFIXES = (
     "_ZNSt7__cxx119to_string", "_ZNSs", "_ZNKSs", "_ZNSt11char_traits",
     "_ZStplIcSt11char_traitsIcESaIcEE",  # std::string operator+
     "_ZSteqIcSt11char_traitsIcESaIcEE",  # std::string operator==
+    # std::allocator<char> (a std::string's allocator: constructed and destroyed around
+    # string temporaries, its memory holds characters only)
+    "_ZNSaIcE", "_ZNKSaIcE", "_ZNSt15__new_allocatorIcE", "_ZNKSt15__new_allocatorIcE",
     # locales and facets (num_put formats a double)
     "_ZNSt6locale", "_ZNKSt6locale", "_ZSt9use_facet", "_ZSt9has_facet", "_ZNKSt5ctype",
     "_ZNSt5ctype", "_ZNKSt7num_put", "_ZNKSt7num_get", "_ZNKSt8numpunct", "_ZNSt8numpunct",

@@ -33,7 +33,7 @@ from irgrad.ad.reverse.memtransfer import (
     reverse_realloc,
 )
 from irgrad.analysis.activity import alloca_may_hold, holds_pointers, is_pointer_like
-from irgrad.analysis.frees import allocation_escapes, guaranteed_free_of
+from irgrad.analysis.frees import allocation_escapes, freed_allocation, guaranteed_free_of
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
@@ -325,11 +325,22 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
         release(gu.lookup_shadow(call, bb, call))
     elif (gu.is_shadowed(call) and (alloc is None or alloc.fresh)
           and not (alloc is not None and alloc.released_with_state)
-          and not allocation_escapes(call)):
-        # the primal is freed in the forward pass (or never): the shadow, which no one
-        # outside this function can see, is not needed after this point (a stack
-        # allocator's shadow frame goes with the shadow state's release instead)
+          and not allocation_escapes(call) and _freed_in_function(call)):
+        # the primal is freed in the forward pass: the shadow, which no one outside this
+        # function can see, is not needed after this point (a stack allocator's shadow
+        # frame goes with the shadow state's release instead). A primal the function
+        # never frees (numba's arena, a deliberate leak) keeps its shadow too, as Enzyme
+        # frees a shadow only where the primal is freed.
         release(gu.lookup_shadow(call, bb, call))
+
+
+def _freed_in_function(alloc: ir.CallInst) -> bool:
+    """Some free of the allocation's own function releases ``alloc``."""
+    fn = alloc.parent.parent if alloc.parent is not None else None
+    if fn is None:
+        return False
+    return any(isinstance(i, ir.CallBase) and freed_allocation(i) is alloc
+               for i in fn.instructions())
 
 
 def reverse_load(gu: GradientUtils, load: ir.LoadInst, b: IRBuilder) -> None:
