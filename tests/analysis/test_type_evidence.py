@@ -7,6 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from analysis_helpers import parse
 
 from irgrad import ir
@@ -95,6 +96,7 @@ define void @f(ptr %obj, i64 %i) {
 """
 
 
+@pytest.mark.xfail(strict=True, reason="open (issue 17): a record's double field reached by 'gep i8, p, 176 + 24*i' is typed at offset 0 of the record ([-1,176,0]), not at every record ([-1,176,-1]); the derivatives are right, the type is narrower than it should be")
 def test_byte_gep_into_an_array_of_records() -> None:
     """``gep i8, p, 176 + 24 * i``: the i-th 24-byte record at offset 176, not an array of
     bytes of one type; a byte is an integer."""
