@@ -47,8 +47,26 @@ LEVELS = {
     "O3-native": ["-O3", "-march=native"],
 }
 OPT_LEVELS = ["O0", "O2"]
-CASES = [(prog, level, "cc") for prog in PROGRAMS for level in LEVELS] + [
-    (prog, level, "opt") for prog in PROGRAMS for level in OPT_LEVELS]
+# Open bugs, each a strict xfail (the run fails when one starts to pass: delete its entry)
+# with what goes wrong. Keys: (program, level or "sanitized", route).
+OPEN_BUGS: dict[tuple[str, str, str], str] = {
+    ("odeint_lorenz.cpp", "O0", "cc"): "-O0: 'Cannot deduce type of the data copied by "
+    "memcpy/memmove' in explicit_error_generic_rk's constructor (issue 17, open)",
+    ("odeint_lorenz.cpp", "O0", "opt"): "-O0: 'Cannot deduce type of the data copied by "
+    "memcpy/memmove' in explicit_error_generic_rk's constructor (issue 17, open)",
+    ("spectral_norm_vla.c", "sanitized", "cc"): "AddressSanitizer: SEGV in reverse_rayleigh "
+    "(the VLA shadows under ASan; the unsanitized runs pass; issue 17, open)",
+}
+
+
+def _case(prog: Path, level: str, route: str) -> object:
+    why = OPEN_BUGS.get((prog.name, level, route))
+    marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+    return pytest.param(prog, level, route, marks=marks, id=f"{prog.name}-{level}-{route}")
+
+
+CASES = [_case(prog, level, "cc") for prog in PROGRAMS for level in LEVELS] + [
+    _case(prog, level, "opt") for prog in PROGRAMS for level in OPT_LEVELS]
 PY = sys.executable
 INCLUDE = str(enzyme_include_dir())
 RUN_ENV = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
@@ -87,8 +105,7 @@ def _check(run: subprocess.CompletedProcess[str]) -> None:
         f"exit {run.returncode}: {run.stdout[-2000:]}{run.stderr[-3000:]}")
 
 
-@pytest.mark.parametrize(("prog", "level", "route"), CASES,
-                         ids=[f"{p.name}-{lv}-{r}" for p, lv, r in CASES])
+@pytest.mark.parametrize(("prog", "level", "route"), CASES)
 def test_program(prog: Path, level: str, route: str, tmp_path: Path) -> None:
     flags = LEVELS[level]
     if route == "cc":
@@ -106,7 +123,9 @@ def test_program(prog: Path, level: str, route: str, tmp_path: Path) -> None:
 SANITIZED = [p for p in PROGRAMS if _directive(p, "SANITIZE")]
 
 
-@pytest.mark.parametrize("prog", SANITIZED, ids=lambda p: p.name)
+@pytest.mark.parametrize("prog", [
+    pytest.param(p, marks=_case(p, "sanitized", "cc").marks, id=p.name)  # type: ignore[attr-defined]
+    for p in SANITIZED])
 def test_program_sanitized(prog: Path, tmp_path: Path) -> None:
     """Built with the sanitizers its SANITIZE line names: no leak, no bad access."""
     flags = ["-O1", "-g", f"-fsanitize={_directive(prog, 'SANITIZE')}",
