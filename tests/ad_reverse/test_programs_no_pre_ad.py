@@ -61,9 +61,24 @@ def test_no_pre_ad_corpus_includes_the_adbench_shapes() -> None:
     assert set(EXPECTED_ERRORS) <= stems
 
 
+# Open bugs (program, level) -> what goes wrong without irgrad's pre-AD pipeline: strict
+# xfails, so the run fails when one starts to pass (delete its entry)
+OPEN_BUGS: dict[tuple[str, str], str] = {
+    ("memory_memcpy_doubles", "O0"): "'Cannot deduce type of the data copied by "
+    "memcpy/memmove' on unoptimized IR (the copy's ends are reached through %x.addr "
+    "reloads the type evidence does not follow yet; issue 17, open)",
+    **{("runtime_activity_const_row", lv): "'inactive pointer stored into memory that also "
+       "holds active pointers' without the pre-AD pipeline (runtime activity sees the "
+       "row pointers only after SROA; issue 17, open)" for lv in LEVELS},
+}
+
+
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("prog", [p.stem for p in PROGRAMS])
-def test_program_no_pre_ad(prog: str, level: str,
+def test_program_no_pre_ad(prog: str, level: str, request: pytest.FixtureRequest,
                            no_pre_ad_results: dict[tuple[str, str], str]) -> None:
+    why = OPEN_BUGS.get((prog, level))
+    if why:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=why))
     failure = no_pre_ad_results[(prog, level)]
     assert failure == "", f"{prog} -{level} via irgrad opt --no-pre-ad: {failure}"

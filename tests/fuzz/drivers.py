@@ -192,7 +192,7 @@ def _request_code(case: Case, ri: int, req: Request, rid: int) -> tuple[str, str
             lines.append(f"    for (int i = 0; i < {n}; i++) fz_a{k}[i] = 0.375 - 0.125 * i;")
         tape = "fz_t.tape" if real_ret else "fz_t"
         rev_args = call_args + (f", {_lit(req.d_result)}" if real_ret else "")
-        rev_args += f", enzyme_tape, {tape}"
+        rev_args += f", {tape}"  # the tape value, trailing (enzyme_tape takes a pointer to it)
         if active_reals:
             lines.append(f"    {deriv_type} fz_r = __enzyme_reverse_{name}({rev_args});")
             put_ret_struct("fz_r", len(active_reals), deriv_labels)

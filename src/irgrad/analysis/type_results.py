@@ -118,7 +118,7 @@ class TypeResults:
         if not ct.is_float or FLOAT_BITS.get(ct.float_kind or "") != elem.width:
             return None
         ft = FloatType(ct.float_kind or "double")
-        return VectorType(ft, t.count) if isinstance(t, VectorType) else ft
+        return VectorType(t.count, ft) if isinstance(t, VectorType) else ft
 
     def memory_types(self, p: Value, size: int | None = None) -> dict[int, ConcreteType]:
         """What the bytes behind pointer ``p`` hold: ``{offset: type}`` (offset ``-1``:

@@ -167,6 +167,7 @@ def lower_enzyme_calls(module: ir.Module) -> ir.Module:
     markers, the entry point declarations and Enzyme's hints."""
     registrations = read_registrations(module)  # checked even when nothing is differentiated
     check_hints(module)
+    before = {f.name for f in module.functions}
     ctx = new_context(module, registrations)
     calls = enzyme_calls(module)
     roots = differentiated_functions(c for c, _ in calls)
@@ -177,6 +178,9 @@ def lower_enzyme_calls(module: ir.Module) -> ir.Module:
             lower_call(ctx, call, kind)
     remove_markers(module)
     resolve_hints(module)
+    for f in list(module.functions):  # helpers declared on the way and never called
+        if f.is_declaration and not f.uses and f.name not in before:
+            module.remove_function(f)
     return module
 
 

@@ -39,6 +39,7 @@ from irgrad.ad.core.diagnostics import (
     function_location,
     global_location,
 )
+from irgrad.ad.core.shadow_globals import USER_TABLE
 from irgrad.ad.rules import lookup_call
 from irgrad.analysis.known_functions import (
     ALLOCATORS,
@@ -92,6 +93,8 @@ def read_registrations(module: ir.Module) -> Registrations:
     for gv in list(module.globals):
         if gv.name == _ANNOTATIONS:
             _read_annotations(module, gv, reg)
+        elif gv.name == USER_TABLE:
+            continue  # the user's shadow-global table: read by irgrad.ad.core.shadow_globals
         elif _PREFIX in gv.name:
             _read_global(module, gv, reg)
     for name in reg.preserve:
