@@ -54,13 +54,6 @@ OPEN_BUGS: dict[tuple[str, str, str], str] = {
     "memcpy/memmove' in explicit_error_generic_rk's constructor (issue 17, open)",
     ("odeint_lorenz.cpp", "O0", "opt"): "-O0: 'Cannot deduce type of the data copied by "
     "memcpy/memmove' in explicit_error_generic_rk's constructor (issue 17, open)",
-    ("spectral_norm_vla.c", "sanitized", "cc"): "AddressSanitizer: SEGV in reverse_rayleigh "
-    "(issue 17, open)",
-    **{("spectral_norm_vla.c", lv, r): "split reverse mode of the Rayleigh quotient with VLAs "
-       "in the callees gives -0 instead of -0.52 (the program catches it; a wrong "
-       "derivative since the merges of this wave; issue 17, open)"
-       for lv, r in [*[(lv, "cc") for lv in LEVELS], ("O0", "opt"), ("O2", "opt"),
-                     ("vectorized", "opt")]},
     ("uint64_roundtrip.c", "vectorized", "opt"): "vectorized IR: the reverse derivative of "
     "'energy' is 0.405 instead of 0.790 (doubles carried in <N x i64> vectors; issue 17, "
     "open; the program catches it)",
