@@ -63,10 +63,14 @@ OPEN_BUGS: dict[tuple[str, str, str], str] = {
 }
 
 
-def _case(prog: Path, level: str, route: str) -> object:
+def _open_bug(prog: Path, level: str, route: str) -> list[pytest.MarkDecorator]:
     why = OPEN_BUGS.get((prog.name, level, route))
-    marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
-    return pytest.param(prog, level, route, marks=marks, id=f"{prog.name}-{level}-{route}")
+    return [pytest.mark.xfail(strict=True, reason=why)] if why else []
+
+
+def _case(prog: Path, level: str, route: str) -> object:
+    return pytest.param(prog, level, route, marks=_open_bug(prog, level, route),
+                        id=f"{prog.name}-{level}-{route}")
 
 
 CASES = [_case(prog, level, "cc") for prog in PROGRAMS for level in LEVELS] + [
@@ -128,7 +132,7 @@ SANITIZED = [p for p in PROGRAMS if _directive(p, "SANITIZE")]
 
 
 @pytest.mark.parametrize("prog", [
-    pytest.param(p, marks=_case(p, "sanitized", "cc").marks, id=p.name)  # type: ignore[attr-defined]
+    pytest.param(p, marks=_open_bug(p, "sanitized", "cc"), id=p.name)
     for p in SANITIZED])
 def test_program_sanitized(prog: Path, tmp_path: Path) -> None:
     """Built with the sanitizers its SANITIZE line names: no leak, no bad access."""
@@ -138,7 +142,7 @@ def test_program_sanitized(prog: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("prog", [
-    pytest.param(p, marks=_case(p, "vectorized", "opt").marks, id=p.name)  # type: ignore[attr-defined]
+    pytest.param(p, marks=_open_bug(p, "vectorized", "opt"), id=p.name)
     for p in PROGRAMS if p.suffix == ".c"])
 def test_program_vectorized(prog: Path) -> None:
     pipe = (f"clang-22 -S -emit-llvm -O3 -march=native -ffast-math -w -I{INCLUDE} "
