@@ -32,6 +32,7 @@ from irgrad.ad.api.vector_reverse import lower_vector_reverse
 from irgrad.ad.api.virtual import lower_virtual_reverse
 from irgrad.ad.core.config import DerivativeMode
 from irgrad.ad.core.context import ContextHooks, DerivativeContext
+from irgrad.ad.core.defined_lanes import define_undefined_lanes
 from irgrad.ad.core.invoke import lower_invoke
 from irgrad.ad.core.shadow_globals import set_roots, zero_shadows_before
 from irgrad.ad.forward.function import create_forward_diff
@@ -75,13 +76,15 @@ def _reachable_functions(fn: ir.Function, done: set[ir.Function]) -> list[ir.Fun
 
 
 def lower_nested_calls(ctx: DerivativeContext, fn: ir.Function) -> None:
-    """Lower the ``__enzyme_*`` calls in ``fn`` and in what it calls (once per function)."""
+    """Lower the ``__enzyme_*`` calls in ``fn`` and in what it calls (once per function),
+    and give their undefined vector lanes a value (:mod:`irgrad.ad.core.defined_lanes`)."""
     state = ctx.analyses.setdefault("api.prepared", set())
     assert isinstance(state, set)
     for f in _reachable_functions(fn, state):
         if f in state:
             continue
         state.add(f)  # before lowering: a request for f's own derivative inside f stops here
+        define_undefined_lanes(f)
         for call in list(f.instructions()):
             if not isinstance(call, ir.CallBase) or call.called_function is None:
                 continue

@@ -272,14 +272,17 @@ def stored_adjoint_type(gu: GradientUtils, store: ir.StoreInst) -> ir.Type | Non
     floating-point data (``store i64 0`` clearing a double) -- the memory's."""
     v = store.value
     t = gu.adjoint_type(v)
-    if t is not None or not isinstance(v.type, ir.IntType):
+    if t is not None or not _is_integer(v.type):
         return t
     mem = gu.types.memory_types(store.pointer, store_size(v.type))
     ct = mem.get(0) or mem.get(-1)
     if ct is None or not ct.is_float:
         return None
     ft = ir.FloatType(ct.float_kind or "double")
-    return ft if ft.bits == v.type.width else None
+    vt = v.type
+    if isinstance(vt, ir.VectorType):  # ``store <2 x i64> zeroinitializer`` over doubles
+        return ir.VectorType(vt.count, ft) if ft.bits == vt.element.width else None
+    return ft if ft.bits == vt.width else None
 
 
 def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
