@@ -125,11 +125,10 @@ def test_programs_exist() -> None:
 # Open bugs (program, level, route) -> what goes wrong (issue 13, open)
 OPEN_BUGS: dict[object, str] = {
     **{("higher_order_tapes_iter", lv, r): "reverse over forward over reverse of a loop "
-       "whose tape grows: segfault in free inside diffe_fwddiffe_diffe_damped (the forward "
-       "derivative of the inner reverse never releases its tape)"
+       "whose tape grows: diffe_fwddiffe_diffe_damped reaches an `unreachable` (SIGILL under "
+       "valgrind, SIGSEGV in free otherwise): the inner reverse's tape runtime (stack "
+       "buffer, malloc/realloc growth) differentiated forward then reverse"
        for lv in LEVELS for r in ("cc", "opt")},
-    "bytewise_copy_untyped": "compiles since the type-evidence work (byte copies of float "
-    "data are typed from either end); make it a program that checks its numbers",
 }
 
 

@@ -34,6 +34,7 @@ from irgrad.ad.reverse.memtransfer import (
 )
 from irgrad.analysis.activity import alloca_may_hold, holds_pointers, is_pointer_like
 from irgrad.analysis.frees import allocation_escapes, freed_allocation, guaranteed_free_of
+from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
@@ -207,8 +208,16 @@ def _is_integer(t: ir.Type) -> bool:
 
 
 def _holds_float(gu: GradientUtils, p: ir.Value) -> bool:
-    mem = gu.types.memory_types(p, 1)
-    return any(ct.is_float for ct in mem.values())
+    """May the byte at ``p`` belong to a floating-point value? A byte reached through a
+    run-time offset (``gep i8, %buf, %i``: a byte-by-byte copy loop) may be any byte of
+    the object it points into, so the whole object is asked."""
+    if any(ct.is_float for ct in gu.types.memory_types(p, 1).values()):
+        return True
+    q, variable = p, False
+    while isinstance(q, ir.GetElementPtrInst):
+        variable |= gep_constant_offset(q.source_type, list(q.operands[1:])) is None
+        q = q.pointer
+    return variable and any(ct.is_float for ct in gu.types.memory_types(q).values())
 
 
 def _forward_integer_store(gu: GradientUtils, store: ir.StoreInst) -> None:
