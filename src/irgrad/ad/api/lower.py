@@ -37,6 +37,7 @@ from irgrad.ad.core.invoke import lower_invoke
 from irgrad.ad.core.shadow_globals import set_roots, zero_shadows_before
 from irgrad.ad.forward.function import create_forward_diff
 from irgrad.ad.reverse.augmented import create_augmented_pair
+from irgrad.ad.reverse.explain import EXPLAIN_KEY, DerivativeReport
 from irgrad.ad.reverse.function import create_primal_and_gradient
 
 SYNTHESIZERS = {
@@ -165,13 +166,18 @@ def _check_combined(call: ir.CallInst, parsed: ParsedCall) -> None:
                          f"{parsed.entry} does not keep a tape")
 
 
-def lower_enzyme_calls(module: ir.Module) -> ir.Module:
+def lower_enzyme_calls(module: ir.Module,
+                       explain: list[DerivativeReport] | None = None) -> ir.Module:
     """Replace every ``__enzyme_*`` call in ``module`` by what it asks for; remove the
-    markers, the entry point declarations and Enzyme's hints."""
+    markers, the entry point declarations and Enzyme's hints. With ``explain``, the
+    report of every reverse-mode derivative made is appended to it
+    (:mod:`irgrad.ad.reverse.explain`)."""
     registrations = read_registrations(module)  # checked even when nothing is differentiated
     check_hints(module)
     before = {f.name for f in module.functions}
     ctx = new_context(module, registrations)
+    if explain is not None:
+        ctx.analyses[EXPLAIN_KEY] = explain
     calls = enzyme_calls(module)
     roots = differentiated_functions(c for c, _ in calls)
     if roots is not None:  # global activity looks only at what these can reach
