@@ -122,14 +122,9 @@ def test_programs_exist() -> None:
     assert len({p.stem for p in ALL_PROGRAMS}) == len(ALL_PROGRAMS)
 
 
-# Open bugs (program, level, route) -> what goes wrong (issue 13, open)
-OPEN_BUGS: dict[object, str] = {
-    **{("higher_order_tapes_iter", lv, r): "reverse over forward over reverse of a loop "
-       "whose tape grows: diffe_fwddiffe_diffe_damped reaches an `unreachable` (SIGILL under "
-       "valgrind, SIGSEGV in free otherwise): the inner reverse's tape runtime (stack "
-       "buffer, malloc/realloc growth) differentiated forward then reverse"
-       for lv in LEVELS for r in ("cc", "opt")},
-}
+# Open bugs (program, level, route) -> what goes wrong (none open today; a new one is a
+# strict xfail here until it is fixed)
+OPEN_BUGS: dict[object, str] = {}
 
 
 def _open_bug(request: pytest.FixtureRequest, key: object) -> None:
