@@ -82,18 +82,18 @@ class PipelineOptions:
     print_analyses: tuple[tuple[str, str], ...] = ()
     analysis_sink: Callable[[str], None] | None = None  # where printed analyses go
     # --explain-ad: each reverse-mode derivative's report (what is cached, recomputed, the
-    # tape's size) is rendered and passed here
-    explain_sink: Callable[[str], None] | None = None
+    # tape's size; an irgrad.ad.reverse.explain.DerivativeReport) is passed here
+    explain_sink: Callable[[Any], None] | None = None
 
 
-def explain_sink(enabled: bool) -> Callable[[str], None] | None:
+def explain_sink(enabled: bool) -> Callable[[Any], None] | None:
     """Where ``--explain-ad`` reports go: standard error (standard output may carry IR or
     a program's output), one blank line between derivatives; None when not asked for."""
     if not enabled:
         return None
 
-    def sink(text: str) -> None:
-        print(f"irgrad: explain: {text}\n", file=sys.stderr, flush=True)
+    def sink(report: Any) -> None:
+        print(f"irgrad: explain: {report.render()}\n", file=sys.stderr, flush=True)
 
     return sink
 
@@ -147,7 +147,7 @@ def run_pipeline(
         model = lower_enzyme_calls(model, reports)
         if opts.explain_sink is not None and reports is not None:
             for report in reports:
-                opts.explain_sink(report.render())
+                opts.explain_sink(report)
         _release_noinline(model, release)
         module = from_ir_model(model, f"{filename} (after irgrad)")
     return optimize(module, opts.opt_level)

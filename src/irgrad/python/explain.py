@@ -26,7 +26,8 @@ def explain_ad(source: str | Path, *, language: str | None = None, opt_level: in
     if isinstance(opt_level, bool) or opt_level not in (0, 1, 2, 3):
         raise UsageError(f"opt_level must be 0..3, not {opt_level!r}")
     reports: list[str] = []
-    options = PipelineOptions(opt_level=opt_level, explain_sink=reports.append)
+    options = PipelineOptions(opt_level=opt_level,
+                              explain_sink=lambda r: reports.append(r.render()))
     text = str(source)
     if isinstance(source, str) and ("\n" in text or "define " in text):
         module = parse_llvm(text, "<string>")  # IR text
