@@ -34,6 +34,7 @@ from irgrad.ad.core.custom_wrappers import synthesize_custom
 from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
 from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
 from irgrad.ad.core.tape_runtime import without_tape_cache
+from irgrad.analysis.blas import blas_function
 from irgrad.analysis.known_functions import (
     NO_MODULE_FUNCTIONS,
     ModuleFunctions,
@@ -55,6 +56,9 @@ class ContextHooks:
 
     prepare: Hook | None = None
     finish: Hook | None = None
+    # derivatives of known library routines (BLAS/LAPACK) from their rule tables: the
+    # derivative for the config, or None when the function has no such rule
+    library: Callable[[DerivativeContext, FnConfig], Function | None] | None = None
 
 
 class DerivativeContext:
@@ -109,7 +113,20 @@ class DerivativeContext:
                 fn = synthesize_custom(self, config, custom)
                 self.cache[config] = fn
                 return fn
+            if self.has_library_rule(config.function) and self.hooks.library is not None:
+                made = self.hooks.library(self, config)
+                if made is not None:
+                    self.cache[config] = made
+                    return made
             return self._differentiate(config)
+
+    def has_library_rule(self, fn: Function | None) -> bool:
+        """Is ``fn`` a declared library routine whose derivatives come from a rule table
+        (BLAS/LAPACK, :mod:`irgrad.analysis.blas`), like a custom derivative: its calls
+        always take the augmented path."""
+        return (fn is not None and fn.is_declaration and not self.custom.has(fn)
+                and blas_function(fn.name) is not None)
+
 
     def _differentiate(self, config: FnConfig) -> Function:
         if config.function.is_declaration:
