@@ -221,7 +221,7 @@ def _extent(e: BlasEmitter, c: _Call, role: str) -> ir.Value:
 
 
 def _bytes(e: BlasEmitter, count: ir.Value) -> ir.Value:
-    return e.b.mul(count, e.i64(e.el.size_in_bits // 8))  # type: ignore[attr-defined]
+    return e.b.mul(count, e.i64(8 if e.el == ir.double else 4))
 
 
 def _call_lib(b: IRBuilder, name: str, ft: ir.FunctionType, args: list[ir.Value]) -> ir.Value:

@@ -50,7 +50,7 @@ class BlasOperands:
 
     def temp(self, e: BlasEmitter, count: ir.Value) -> ir.Value:
         """A scratch buffer of ``count`` elements (freed by the synthesizer)."""
-        size = e.el.size_in_bits // 8  # type: ignore[attr-defined]
+        size = 8 if e.el == ir.double else 4
         bytes_ = e.b.mul(count, e.i64(size))
         buf = e.b.call(_malloc(e), [bytes_])
         e.b.memset(buf, 0, bytes_)
