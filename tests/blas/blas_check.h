@@ -100,6 +100,7 @@ DEFINE_CHECK(float, 2e-3, 2e-2, 1e-2)
 static int check_done(void) {
   if (check_failures) {
     printf("%d mismatches\n", check_failures);
+    fflush(stdout);
     abort();
   }
   puts("OK");
