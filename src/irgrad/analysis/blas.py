@@ -10,7 +10,8 @@ writes and what it returns. Spellings map names and calling conventions onto it:
 * Fortran ``d<r>_`` / ``s<r>_``: every argument by reference, LAPACK's ``info`` last, and
   possibly hidden string lengths (flang/gfortran) after the listed arguments;
 * LAPACKE ``LAPACKE_d<r>`` / ``LAPACKE_s<r>``: layout first, by value, ``info`` returned;
-* numba's helpers (``numba_xxdot``, ``numba_xxgemv``, ``numba_xxgemm``): a ``kind`` char
+* numba's helpers (``numba_xxdot``, ``numba_xxnrm2``, ``numba_xxgemv``, ``numba_xxgemm``):
+  a ``kind`` char
   selects the element type, column-major, unit increments, scalars by reference, dot's
   result through a pointer.
 
@@ -105,6 +106,7 @@ NUMBA_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "numba_xxdot": ("dot", ("kind", "conjugate", "n", "x", "y", "result")),
     "numba_xxgemv": ("gemv", ("kind", "trans", "m", "n", "alpha", "A", "lda", "x", "beta",
                               "y")),
+    "numba_xxnrm2": ("nrm2", ("kind", "n", "x", "incx", "result")),
     "numba_xxgemm": ("gemm", ("kind", "transa", "transb", "m", "n", "k", "alpha", "A",
                               "lda", "B", "ldb", "beta", "C", "ldc")),
 }

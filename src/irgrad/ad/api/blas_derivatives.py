@@ -311,8 +311,9 @@ def _forward(ctx: DerivativeContext, config: FnConfig, bf: BlasFunction,
         result: ir.Value | None = None
         if not rule.forward_before:
             result = _primal_call(eb, c)
-            if bf.routine.returns and "result" not in bf.params:
-                c.v["result"] = result
+            out = c.arg("result")
+            if bf.routine.returns:  # numba's helpers return it through a pointer
+                c.v["result"] = result if out is None else eb.load(c.el, out)
         for lane in range(width):
             o = BlasOperands(dict(c.v), _lane(eb, c, lane))
             t = rule.forward(e, o)

@@ -11,8 +11,8 @@ dependency:
   algebra on op(A) holds in either);
 * Fortran: ``<p><r>_`` with every argument stored to a stack slot (hidden string lengths
   appended when the module declares the routine with them);
-* numba: ``numba_xxdot``/``numba_xxgemv``/``numba_xxgemm`` only (numba's helper library
-  has no axpy or ger): level 1 and ``ger`` become ``numba_xxgemm`` with ``k = 1`` (and
+* numba: ``numba_xxdot``/``numba_xxnrm2``/``numba_xxgemv``/``numba_xxgemm`` only
+  (numba's helper library has no axpy or ger): level 1 and ``ger`` become ``numba_xxgemm`` with ``k = 1`` (and
   ``alpha = 0`` scales by ``beta``).
 
 Element-wise work with no BLAS routine (a matrix axpy/dot over columns with a leading
@@ -176,34 +176,35 @@ class BlasEmitter:
     def dot(self, n: ir.Value, x: ir.Value, incx: ir.Value, y: ir.Value,
             incy: ir.Value) -> ir.Value:
         if self.family == "numba":
-            self._unit(incx, incy)
-            ft = ir.FunctionType(ir.i32, [ir.i8, ir.i8, ir.i64, ir.ptr, ir.ptr, ir.ptr])
-            fn = self._module().get_or_insert_function("numba_xxdot", ft)
             out = self._entry_slot(self.el)
-            self.b.call(fn, [self._numba_kind(), ir.ConstantInt(ir.i8, 0), n, x, y, out])
+            if _is_one(incx) and _is_one(incy):
+                ft = ir.FunctionType(ir.i32, [ir.i8, ir.i8, ir.i64, ir.ptr, ir.ptr, ir.ptr])
+                fn = self._module().get_or_insert_function("numba_xxdot", ft)
+                self.b.call(fn, [self._numba_kind(), ir.ConstantInt(ir.i8, 0), n, x, y, out])
+            else:  # strided: (1 x n, ld incx) times (1 x n, ld incy)^T
+                f, t, one = ir.ConstantInt(ir.i1, 0), ir.ConstantInt(ir.i1, 1), self.i64(1)
+                self._numba_gemm(f, t, one, one, n, self.fp(1.0), x, incx, y, incy,
+                                 self.fp(0.0), out, one)
             return self.b.load(self.el, out)
         return self._call("dot", self.el, [("int", n), ("ptr", x), ("int", incx),
                                            ("ptr", y), ("int", incy)])
 
     def axpy(self, n: ir.Value, alpha: ir.Value, x: ir.Value, incx: ir.Value, y: ir.Value,
              incy: ir.Value) -> None:
-        if self.family == "numba":  # y(n x 1) += alpha x(n x 1) [1]
-            self._unit(incx, incy)
-            one = self._ref(self.fp(1.0))
+        if self.family == "numba":  # y (1 x n, ld incy) += alpha [1] x (1 x n, ld incx)
+            one = self.i64(1)
             f = ir.ConstantInt(ir.i1, 0)
-            self._numba_gemm(f, f, n, self.i64(1), self.i64(1), alpha, x, _max1(self.b, n),
-                             one, self.i64(1), self.fp(1.0), y, _max1(self.b, n))
+            self._numba_gemm(f, f, one, n, one, alpha, self._ref(self.fp(1.0)), one, x, incx,
+                             self.fp(1.0), y, incy)
             return
         self._call("axpy", ir.void, [("int", n), ("fp", alpha), ("ptr", x), ("int", incx),
                                      ("ptr", y), ("int", incy)])
 
     def scal(self, n: ir.Value, alpha: ir.Value, x: ir.Value, incx: ir.Value) -> None:
-        if self.family == "numba":  # alpha = 0: C := beta C
-            self._unit(incx)
+        if self.family == "numba":  # alpha = 0: C := beta C, C = x (1 x n, ld incx)
+            one = self.i64(1)
             f = ir.ConstantInt(ir.i1, 0)
-            ld = _max1(self.b, n)
-            self._numba_gemm(f, f, n, self.i64(1), self.i64(1), self.fp(0.0), x, ld, x,
-                             self.i64(1), alpha, x, ld)
+            self._numba_gemm(f, f, one, n, one, self.fp(0.0), x, one, x, incx, alpha, x, incx)
             return
         self._call("scal", ir.void, [("int", n), ("fp", alpha), ("ptr", x), ("int", incx)])
 
@@ -219,8 +220,11 @@ class BlasEmitter:
 
     def nrm2(self, n: ir.Value, x: ir.Value, incx: ir.Value) -> ir.Value:
         if self.family == "numba":
-            d = self.dot(n, x, incx, x, incx)
-            return self.b.call_intrinsic(f"llvm.sqrt.{_suffix(self.el)}", self.el, [d])
+            ft = ir.FunctionType(ir.i32, [ir.i8, ir.i64, ir.ptr, ir.i64, ir.ptr])
+            fn = self._module().get_or_insert_function("numba_xxnrm2", ft)
+            out = self._entry_slot(self.el)
+            self.b.call(fn, [self._numba_kind(), n, x, incx, out])
+            return self.b.load(self.el, out)
         return self._call("nrm2", self.el, [("int", n), ("ptr", x), ("int", incx)])
 
     # -- level 2 --------------------------------------------------------------------------
@@ -242,11 +246,9 @@ class BlasEmitter:
 
     def ger(self, m: ir.Value, n: ir.Value, alpha: ir.Value, x: ir.Value, incx: ir.Value,
             y: ir.Value, incy: ir.Value, a: ir.Value, lda: ir.Value) -> None:
-        if self.family == "numba":  # A += alpha x(m x 1) y(n x 1)^T
-            self._unit(incx, incy)
-            self._numba_gemm(ir.ConstantInt(ir.i1, 0), ir.ConstantInt(ir.i1, 1), m, n,
-                             self.i64(1), alpha, x, _max1(self.b, m), y, _max1(self.b, n),
-                             self.fp(1.0), a, lda)
+        if self.family == "numba":  # A += alpha (1 x m, ld incx)^T (1 x n, ld incy)
+            self._numba_gemm(ir.ConstantInt(ir.i1, 1), ir.ConstantInt(ir.i1, 0), m, n,
+                             self.i64(1), alpha, x, incx, y, incy, self.fp(1.0), a, lda)
             return
         self._call("ger", ir.void, [
             ("layout", ir.ConstantInt(ir.i32, 0)), ("int", m), ("int", n), ("fp", alpha),
@@ -366,12 +368,8 @@ class BlasEmitter:
                                              one))
 
 
-def _max1(b: IRBuilder, n: ir.Value) -> ir.Value:
-    return b.select(b.icmp("sgt", n, ir.ConstantInt(n.type, 1)), n, ir.ConstantInt(n.type, 1))
-
-
-def _suffix(t: ir.Type) -> str:
-    return "f64" if t == ir.double else "f32"
+def _is_one(v: ir.Value) -> bool:
+    return isinstance(v, ir.ConstantInt) and v.value == 1
 
 
 __all__ = ["BlasEmitter"]
