@@ -67,6 +67,63 @@ GEMM(double, d, CblasRowMajor, CblasNoTrans, CblasTrans, rnt)
 GEMM(float, s, CblasColMajor, CblasTrans, CblasNoTrans, ctn)
 GEMM(float, s, CblasRowMajor, CblasNoTrans, CblasTrans, rnt)
 
+/* ---- symmetric and triangular (A in a, well conditioned: boost_*) ---- */
+#define BOOST(T, step)                                                                 \
+  static void boost##step##_##T(T x[4][NBUF]) {                                        \
+    for (int i = 0; i < 6; i++) x[0][i * (step)] += 3;                                 \
+  }
+BOOST(double, 5)
+BOOST(double, 6)
+BOOST(float, 6)
+static void dasum(double *a, double *b, double *c, double *s) {
+  (void)b; (void)s;
+  c[0] = cblas_dasum(N, a, 2) + cblas_dasum(N, a, 1);
+}
+#define SYMV(T, p, L, U, tag)                                                          \
+  static void p##symv_##tag(T *a, T *b, T *c, T *s) {                                  \
+    cblas_##p##symv(L, U, N, s[0], a, N + 1, b, 2, s[1], c, 1);                        \
+  }
+#define TRMV(T, p, r, L, U, TR, D, tag)                                                \
+  static void p##r##_##tag(T *a, T *b, T *c, T *s) {                                   \
+    (void)c; (void)s;                                                                  \
+    cblas_##p##r(L, U, TR, D, N, a, N + 1, b, 2);                                      \
+  }
+#define SYMM(T, p, L, SD, U, tag)                                                      \
+  static void p##symm_##tag(T *a, T *b, T *c, T *s) {                                  \
+    int na = (SD) == CblasLeft ? M : N;                                                \
+    cblas_##p##symm(L, SD, U, M, N, s[0], a, na + 1, b, LD(L, M, N), s[1], c, LD(L, M, N)); \
+  }
+#define SYRK(T, p, L, U, TR, tag)                                                      \
+  static void p##syrk_##tag(T *a, T *b, T *c, T *s) {                                  \
+    (void)b;                                                                           \
+    int ra = (TR) == CblasNoTrans ? N : K, ca = (TR) == CblasNoTrans ? K : N;          \
+    cblas_##p##syrk(L, U, TR, N, K, s[0], a, LD(L, ra, ca), s[1], c, N + 1);           \
+  }
+#define TR3(T, p, r, L, SD, U, TR, D, tag)                                             \
+  static void p##r##_##tag(T *a, T *b, T *c, T *s) {                                   \
+    (void)c;                                                                           \
+    int na = (SD) == CblasLeft ? M : N;                                                \
+    cblas_##p##r(L, SD, U, TR, D, M, N, s[0], a, na + 1, b, LD(L, M, N));              \
+  }
+SYMV(double, d, CblasColMajor, CblasUpper, cu)
+SYMV(double, d, CblasRowMajor, CblasLower, rl)
+SYMV(float, s, CblasColMajor, CblasLower, cl)
+TRMV(double, d, trmv, CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, clnu)
+TRMV(double, d, trmv, CblasRowMajor, CblasUpper, CblasTrans, CblasNonUnit, rutn)
+TRMV(double, d, trsv, CblasColMajor, CblasUpper, CblasTrans, CblasNonUnit, cutn)
+TRMV(double, d, trsv, CblasRowMajor, CblasLower, CblasNoTrans, CblasUnit, rlnu)
+TRMV(float, s, trsv, CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, clnn)
+SYMM(double, d, CblasColMajor, CblasLeft, CblasUpper, clu)
+SYMM(double, d, CblasRowMajor, CblasRight, CblasLower, rrl)
+SYRK(double, d, CblasColMajor, CblasLower, CblasNoTrans, cln)
+SYRK(double, d, CblasRowMajor, CblasUpper, CblasTrans, rut)
+TR3(double, d, trmm, CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, cllnn)
+TR3(double, d, trmm, CblasRowMajor, CblasRight, CblasUpper, CblasTrans, CblasUnit, rrutu)
+TR3(double, d, trsm, CblasColMajor, CblasLeft, CblasUpper, CblasTrans, CblasNonUnit, clutn)
+TR3(double, d, trsm, CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasUnit, crlnu)
+TR3(double, d, trsm, CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, rllnn)
+TR3(float, s, trsm, CblasRowMajor, CblasRight, CblasUpper, CblasTrans, CblasNonUnit, rrutn)
+
 /* a BLAS call two calls deep, in a loop (caching of the overwritten C) */
 static void dgemm_deep(double *a, double *b, double *c, double *s) {
   for (int it = 0; it < 2; it++) dgemm_cnn(a, b, c, s);
@@ -109,6 +166,25 @@ PATTERN(double, dgemm_rnt, const, dup, dup, dup)
 PATTERN(float, sgemm_ctn, dup, dup, dup, dup)
 PATTERN(float, sgemm_rnt, dup, dup, dup, dup)
 PATTERN(double, dgemm_inner, dup, dup, dup, dup)
+PATTERN(double, dasum, dup, const, dup, const)
+PATTERN(double, dsymv_cu, dup, dup, dup, dup)
+PATTERN(double, dsymv_rl, const, dup, dup, const)
+PATTERN(float, ssymv_cl, dup, dup, dup, dup)
+PATTERN(double, dtrmv_clnu, dup, dup, const, const)
+PATTERN(double, dtrmv_rutn, dup, dup, const, const)
+PATTERN(double, dtrsv_cutn, dup, dup, const, const)
+PATTERN(double, dtrsv_rlnu, const, dup, const, const)
+PATTERN(float, strsv_clnn, dup, dup, const, const)
+PATTERN(double, dsymm_clu, dup, dup, dup, dup)
+PATTERN(double, dsymm_rrl, dup, const, dup, const)
+PATTERN(double, dsyrk_cln, dup, const, dup, dup)
+PATTERN(double, dsyrk_rut, dup, const, dup, dup)
+PATTERN(double, dtrmm_cllnn, dup, dup, const, dup)
+PATTERN(double, dtrmm_rrutu, dup, dup, const, const)
+PATTERN(double, dtrsm_clutn, dup, dup, const, dup)
+PATTERN(double, dtrsm_crlnu, dup, dup, const, dup)
+PATTERN(double, dtrsm_rllnn, const, dup, const, dup)
+PATTERN(float, strsm_rrutn, dup, dup, const, dup)
 
 int main(void) {
   CHECK(double, "cblas_ddot+dnrm2", ddot, dup, dup, dup, const, NULL);
@@ -144,5 +220,27 @@ int main(void) {
   CHECK(float, "cblas_sgemm row NT", sgemm_rnt, dup, dup, dup, dup, NULL);
   CHECK(double, "cblas_dgemm in a loop, a call deeper", dgemm_inner, dup, dup, dup, dup,
         NULL);
+  CHECK(double, "cblas_dasum", dasum, dup, const, dup, const, NULL);
+  CHECK(double, "cblas_dsymv col U", dsymv_cu, dup, dup, dup, dup, NULL);
+  CHECK(double, "cblas_dsymv row L const A,s", dsymv_rl, const, dup, dup, const, NULL);
+  CHECK(float, "cblas_ssymv col L", ssymv_cl, dup, dup, dup, dup, NULL);
+  CHECK(double, "cblas_dtrmv col L N unit", dtrmv_clnu, dup, dup, const, const, NULL);
+  CHECK(double, "cblas_dtrmv row U T", dtrmv_rutn, dup, dup, const, const, NULL);
+  CHECK(double, "cblas_dtrsv col U T", dtrsv_cutn, dup, dup, const, const, boost6_double);
+  CHECK(double, "cblas_dtrsv row L N unit const A", dtrsv_rlnu, const, dup, const, const,
+        boost6_double);
+  CHECK(float, "cblas_strsv col L N", strsv_clnn, dup, dup, const, const, boost6_float);
+  CHECK(double, "cblas_dsymm col left U", dsymm_clu, dup, dup, dup, dup, NULL);
+  CHECK(double, "cblas_dsymm row right L const B,s", dsymm_rrl, dup, const, dup, const, NULL);
+  CHECK(double, "cblas_dsyrk col L N", dsyrk_cln, dup, const, dup, dup, NULL);
+  CHECK(double, "cblas_dsyrk row U T", dsyrk_rut, dup, const, dup, dup, NULL);
+  CHECK(double, "cblas_dtrmm col left L N", dtrmm_cllnn, dup, dup, const, dup, NULL);
+  CHECK(double, "cblas_dtrmm row right U T unit", dtrmm_rrutu, dup, dup, const, const, NULL);
+  CHECK(double, "cblas_dtrsm col left U T", dtrsm_clutn, dup, dup, const, dup, boost5_double);
+  CHECK(double, "cblas_dtrsm col right L N unit", dtrsm_crlnu, dup, dup, const, dup,
+        boost6_double);
+  CHECK(double, "cblas_dtrsm row left L N const A", dtrsm_rllnn, const, dup, const, dup,
+        boost5_double);
+  CHECK(float, "cblas_strsm row right U T", strsm_rrutn, dup, dup, const, dup, boost6_float);
   return check_done();
 }

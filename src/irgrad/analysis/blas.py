@@ -43,7 +43,8 @@ class Routine:
     ``level`` 1/2/3 (levels 2 and 3 take a layout in CBLAS), ``lapack`` for LAPACK
     (Fortran ``info`` last, LAPACKE returns it). ``shapes``: per array, ``(a, b, flag)``
     -- a vector's length is ``a`` (``b`` when ``flag`` is set), a matrix is ``a x b``
-    logically and stored transposed when ``flag`` is set (what a cached copy spans)."""
+    logically and stored transposed when ``flag`` is set, a matrix in ``square`` is
+    ``a x a`` (``b x b`` when ``flag`` is set): what a cached copy spans."""
 
     name: str
     args: tuple[str, ...]
@@ -52,6 +53,7 @@ class Routine:
     level: int = 1
     lapack: bool = False
     shapes: tuple[tuple[str, str, str | None, str | None], ...] = ()
+    square: tuple[str, ...] = ()  # matrices that are (flag ? b : a) square
 
     def shape(self, role: str) -> tuple[str, str | None, str | None]:
         for r, a, b, flag in self.shapes:
@@ -69,6 +71,7 @@ ROUTINES: dict[str, Routine] = {r.name: r for r in [
     Routine("copy", ("n", "x", "incx", "y", "incy"), ("y",), shapes=_XY),
     Routine("swap", ("n", "x", "incx", "y", "incy"), ("x", "y"), shapes=_XY),
     Routine("nrm2", ("n", "x", "incx"), (), returns=True, shapes=_XY[:1]),
+    Routine("asum", ("n", "x", "incx"), (), returns=True, shapes=_XY[:1]),
     Routine("gemv", ("trans", "m", "n", "alpha", "A", "lda", "x", "incx", "beta", "y",
                      "incy"), ("y",), level=2,
             shapes=(("A", "m", "n", None), ("x", "n", "m", "trans"),
@@ -76,6 +79,24 @@ ROUTINES: dict[str, Routine] = {r.name: r for r in [
     Routine("ger", ("m", "n", "alpha", "x", "incx", "y", "incy", "A", "lda"), ("A",),
             level=2, shapes=(("A", "m", "n", None), ("x", "m", None, None),
                              ("y", "n", None, None))),
+    Routine("symv", ("uplo", "n", "alpha", "A", "lda", "x", "incx", "beta", "y", "incy"),
+            ("y",), level=2, shapes=(("A", "n", "n", None), *_XY)),
+    Routine("trmv", ("uplo", "trans", "diag", "n", "A", "lda", "x", "incx"), ("x",),
+            level=2, shapes=(("A", "n", "n", None), *_XY[:1])),
+    Routine("trsv", ("uplo", "trans", "diag", "n", "A", "lda", "x", "incx"), ("x",),
+            level=2, shapes=(("A", "n", "n", None), *_XY[:1])),
+    Routine("symm", ("side", "uplo", "m", "n", "alpha", "A", "lda", "B", "ldb", "beta", "C",
+                     "ldc"), ("C",), level=3, square=("A",),
+            shapes=(("A", "m", "n", "side"), ("B", "m", "n", None), ("C", "m", "n", None))),
+    Routine("syrk", ("uplo", "trans", "n", "k", "alpha", "A", "lda", "beta", "C", "ldc"),
+            ("C",), level=3, square=("C",),
+            shapes=(("A", "n", "k", "trans"), ("C", "n", "n", None))),
+    Routine("trmm", ("side", "uplo", "transa", "diag", "m", "n", "alpha", "A", "lda", "B",
+                     "ldb"), ("B",), level=3, square=("A",),
+            shapes=(("A", "m", "n", "side"), ("B", "m", "n", None))),
+    Routine("trsm", ("side", "uplo", "transa", "diag", "m", "n", "alpha", "A", "lda", "B",
+                     "ldb"), ("B",), level=3, square=("A",),
+            shapes=(("A", "m", "n", "side"), ("B", "m", "n", None))),
     Routine("gemm", ("transa", "transb", "m", "n", "k", "alpha", "A", "lda", "B", "ldb",
                      "beta", "C", "ldc"), ("C",), level=3,
             shapes=(("A", "m", "k", "transa"), ("B", "k", "n", "transb"),

@@ -53,7 +53,10 @@ from irgrad.ir.builder import IRBuilder
 
 _SHADOWED = (DiffeType.DUP, DiffeType.DUP_NONEED)
 _ELEMENTS = {"double": ir.double, "float": ir.float_}
-_CBLAS_NOTRANS, _CBLAS_UPPER = 111, 121
+_CBLAS_NOTRANS = 111
+# flags as i1: uplo true for upper, side for right, diag for unit, trans for transposed
+_CBLAS_YES = {"uplo": 121, "side": 142, "diag": 132}
+_CHAR_YES = {"uplo": "u", "side": "r", "diag": "u"}
 
 
 def synthesize_blas(ctx: DerivativeContext, config: FnConfig) -> ir.Function | None:
@@ -161,11 +164,13 @@ def _decode(b: IRBuilder, c: _Call, role: str, raw: ir.Value) -> ir.Value:
     if role in FLAGS:
         if raw.type == ir.i8:  # a Fortran or numba character
             low = b.or_(raw, ir.ConstantInt(ir.i8, 0x20))
-            if role == "uplo":
-                return b.icmp("eq", low, ir.ConstantInt(ir.i8, ord("u")))
+            yes = _CHAR_YES.get(role)
+            if yes is not None:
+                return b.icmp("eq", low, ir.ConstantInt(ir.i8, ord(yes)))
             return b.icmp("ne", low, ir.ConstantInt(ir.i8, ord("n")))
-        if role == "uplo":
-            return b.icmp("eq", raw, ir.ConstantInt(raw.type, _CBLAS_UPPER))
+        yes_enum = _CBLAS_YES.get(role)
+        if yes_enum is not None:
+            return b.icmp("eq", raw, ir.ConstantInt(raw.type, yes_enum))
         return b.icmp("ne", raw, ir.ConstantInt(raw.type, _CBLAS_NOTRANS))
     return raw
 
@@ -212,7 +217,10 @@ def _extent(e: BlasEmitter, c: _Call, role: str) -> ir.Value:
         return b.select(b.icmp("sgt", n, zero), span, zero)
     assert bb is not None
     rows, cols = c.v[a], c.v[bb]
-    if flag is not None:
+    if role in c.bf.routine.square:
+        side = c.v[a] if flag is None else b.select(c.v[flag], c.v[bb], c.v[a])
+        rows, cols = side, side
+    elif flag is not None:
         rows, cols = b.select(c.v[flag], cols, rows), b.select(c.v[flag], rows, cols)
     lines, length = e.columns(rows, cols)
     span = b.add(b.mul(b.sub(lines, one), c.v["ld" + role.lower()]), length)
@@ -309,13 +317,20 @@ def _forward(ctx: DerivativeContext, config: FnConfig, bf: BlasFunction,
         if returns_tangent and not tan_slots:
             tan_slots = [_slot(eb, f, orig_ret) for _ in range(width)]
         result: ir.Value | None = None
+        lanes = [_lane(eb, c, lane) for lane in range(width)]
+        if rule.forward_pre is not None:
+            for lane_d in lanes:
+                pre = BlasOperands(dict(c.v), lane_d)
+                rule.forward_pre(e, pre)
+                for buf in pre.temps:
+                    _free(eb, buf)
         if not rule.forward_before:
             result = _primal_call(eb, c)
             out = c.arg("result")
             if bf.routine.returns:  # numba's helpers return it through a pointer
                 c.v["result"] = result if out is None else eb.load(c.el, out)
         for lane in range(width):
-            o = BlasOperands(dict(c.v), _lane(eb, c, lane))
+            o = BlasOperands(dict(c.v), lanes[lane])
             t = rule.forward(e, o)
             if "result" in bf.params and c.shadows("result"):
                 eb.store(t if t is not None else e.fp(0.0), c.shadows("result")[lane])
@@ -509,10 +524,16 @@ def _reverse_body(b: IRBuilder, c: _Call, rule: BlasRule, copies: list[tuple[str
         a = c.arg(role)
         if a is not None:
             c.v[role] = a
-    for k, (role, _) in enumerate(copies):
+    for role, when in rule.needs(BlasOperands({}, _markers(c))):  # as passed: not copied
+        c.v[f"{role}_{when}"] = c.v[role]
+    for k, (role, when) in enumerate(copies):
         buf = b.load(ir.ptr, _tape_slot(b, tape, k))
-        c.v[role] = buf
+        c.v[f"{role}_{when}"] = buf
         bufs.append(buf)
+    for role in ARRAYS:  # v[role]: its contents after the call when the rule needs them
+        for when in ("in", "out"):
+            if f"{role}_{when}" in c.v:
+                c.v[role] = c.v[f"{role}_{when}"]
     e = c.emitter(b)
     d = _markers(c)
     dret = c.p.dret

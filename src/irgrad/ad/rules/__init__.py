@@ -5,7 +5,14 @@
 Importing this package registers every table (arith, intrinsics, libm).
 """
 
-from irgrad.ad.rules import arith, blas, blas_lapack, intrinsics, libm  # noqa: F401  (register the tables)
+from irgrad.ad.rules import (  # noqa: F401  (register the tables)
+    arith,
+    blas,
+    blas_lapack,
+    blas_triangular,
+    intrinsics,
+    libm,
+)
 from irgrad.ad.rules.blas_rule import BLAS_RULES, BlasOperands, BlasRule
 from irgrad.ad.rules.masked import masked_kind
 from irgrad.ad.rules.rule import (

@@ -31,7 +31,7 @@ _CBLAS_ROW, _CBLAS_COL = 101, 102
 _CBLAS_N, _CBLAS_T = 111, 112
 _CBLAS_UPPER, _CBLAS_LOWER = 121, 122
 _CBLAS_LEFT, _CBLAS_RIGHT = 141, 142
-_CBLAS_NONUNIT = 131
+_CBLAS_NONUNIT, _CBLAS_UNIT = 131, 132
 
 
 class BlasEmitter:
@@ -108,7 +108,7 @@ class BlasEmitter:
                 elif kind == "side":
                     vals.append(self._cblas_enum(v, _CBLAS_RIGHT, _CBLAS_LEFT))
                 elif kind == "diag":
-                    vals.append(ir.ConstantInt(ir.i32, _CBLAS_NONUNIT))
+                    vals.append(self._cblas_enum(v, _CBLAS_UNIT, _CBLAS_NONUNIT))
                 elif kind == "layout":
                     vals.append(self._layout_arg())
                 else:
@@ -125,7 +125,7 @@ class BlasEmitter:
                     vals.append(self._ref(v))
                 elif kind in ("trans", "uplo", "side", "diag"):
                     chars += 1
-                    yes, no = {"trans": "TN", "uplo": "UL", "side": "RL", "diag": "NN"}[kind]
+                    yes, no = {"trans": "TN", "uplo": "UL", "side": "RL", "diag": "UN"}[kind]
                     vals.append(self._ref(self._char(v, yes, no)))
                 else:
                     vals.append(v)
@@ -269,20 +269,79 @@ class BlasEmitter:
 
     def trmm(self, right: ir.Value, upper: ir.Value, trans: ir.Value, m: ir.Value,
              n: ir.Value, alpha: ir.Value, a: ir.Value, lda: ir.Value, bb: ir.Value,
-             ldb: ir.Value, routine: str = "trmm") -> None:
-        """B := alpha op(A) B (left) or alpha B op(A) (right), A triangular, non-unit."""
-        if self.family == "numba":
-            raise DifferentiationError(f"internal: no {routine} among numba's helpers")
+             ldb: ir.Value, routine: str = "trmm", unit: ir.Value | None = None) -> None:
+        """B := alpha op(A) B (left) or alpha B op(A) (right), A triangular."""
+        self._no_numba(routine)
         self._call(routine, ir.void, [
             ("layout", ir.ConstantInt(ir.i32, 0)), ("side", right), ("uplo", upper),
-            ("trans", trans), ("diag", ir.ConstantInt(ir.i1, 0)), ("int", m), ("int", n),
-            ("fp", alpha), ("ptr", a), ("int", lda), ("ptr", bb), ("int", ldb)])
+            ("trans", trans), ("diag", unit if unit is not None else ir.ConstantInt(ir.i1, 0)),
+            ("int", m), ("int", n), ("fp", alpha), ("ptr", a), ("int", lda), ("ptr", bb),
+            ("int", ldb)])
 
     def trsm(self, right: ir.Value, upper: ir.Value, trans: ir.Value, m: ir.Value,
              n: ir.Value, alpha: ir.Value, a: ir.Value, lda: ir.Value, bb: ir.Value,
-             ldb: ir.Value) -> None:
+             ldb: ir.Value, unit: ir.Value | None = None) -> None:
         """B := alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right)."""
-        self.trmm(right, upper, trans, m, n, alpha, a, lda, bb, ldb, routine="trsm")
+        self.trmm(right, upper, trans, m, n, alpha, a, lda, bb, ldb, routine="trsm",
+                  unit=unit)
+
+    def symm(self, right: ir.Value, upper: ir.Value, m: ir.Value, n: ir.Value,
+             alpha: ir.Value, a: ir.Value, lda: ir.Value, bb: ir.Value, ldb: ir.Value,
+             beta: ir.Value, c: ir.Value, ldc: ir.Value) -> None:
+        """C := alpha A B + beta C (left) or alpha B A + beta C (right), A symmetric."""
+        self._no_numba("symm")
+        self._call("symm", ir.void, [
+            ("layout", ir.ConstantInt(ir.i32, 0)), ("side", right), ("uplo", upper),
+            ("int", m), ("int", n), ("fp", alpha), ("ptr", a), ("int", lda), ("ptr", bb),
+            ("int", ldb), ("fp", beta), ("ptr", c), ("int", ldc)])
+
+    def syrk(self, upper: ir.Value, trans: ir.Value, n: ir.Value, k: ir.Value,
+             alpha: ir.Value, a: ir.Value, lda: ir.Value, beta: ir.Value, c: ir.Value,
+             ldc: ir.Value) -> None:
+        """C := alpha op(A) op(A)^T + beta C on C's ``upper``/lower triangle."""
+        self._no_numba("syrk")
+        self._call("syrk", ir.void, [
+            ("layout", ir.ConstantInt(ir.i32, 0)), ("uplo", upper), ("trans", trans),
+            ("int", n), ("int", k), ("fp", alpha), ("ptr", a), ("int", lda), ("fp", beta),
+            ("ptr", c), ("int", ldc)])
+
+    def syr2k(self, upper: ir.Value, trans: ir.Value, n: ir.Value, k: ir.Value,
+              alpha: ir.Value, a: ir.Value, lda: ir.Value, bb: ir.Value, ldb: ir.Value,
+              beta: ir.Value, c: ir.Value, ldc: ir.Value) -> None:
+        """C := alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C on one triangle."""
+        self._no_numba("syr2k")
+        self._call("syr2k", ir.void, [
+            ("layout", ir.ConstantInt(ir.i32, 0)), ("uplo", upper), ("trans", trans),
+            ("int", n), ("int", k), ("fp", alpha), ("ptr", a), ("int", lda), ("ptr", bb),
+            ("int", ldb), ("fp", beta), ("ptr", c), ("int", ldc)])
+
+    def symv(self, upper: ir.Value, n: ir.Value, alpha: ir.Value, a: ir.Value,
+             lda: ir.Value, x: ir.Value, incx: ir.Value, beta: ir.Value, y: ir.Value,
+             incy: ir.Value) -> None:
+        """y := alpha A x + beta y, A symmetric."""
+        self._no_numba("symv")
+        self._call("symv", ir.void, [
+            ("layout", ir.ConstantInt(ir.i32, 0)), ("uplo", upper), ("int", n),
+            ("fp", alpha), ("ptr", a), ("int", lda), ("ptr", x), ("int", incx),
+            ("fp", beta), ("ptr", y), ("int", incy)])
+
+    def trmv(self, upper: ir.Value, trans: ir.Value, unit: ir.Value, n: ir.Value,
+             a: ir.Value, lda: ir.Value, x: ir.Value, incx: ir.Value,
+             routine: str = "trmv") -> None:
+        """x := op(A) x (trmv) or op(A)^-1 x (trsv), A triangular."""
+        self._no_numba(routine)
+        self._call(routine, ir.void, [
+            ("layout", ir.ConstantInt(ir.i32, 0)), ("uplo", upper), ("trans", trans),
+            ("diag", unit), ("int", n), ("ptr", a), ("int", lda), ("ptr", x),
+            ("int", incx)])
+
+    def trsv(self, upper: ir.Value, trans: ir.Value, unit: ir.Value, n: ir.Value,
+             a: ir.Value, lda: ir.Value, x: ir.Value, incx: ir.Value) -> None:
+        self.trmv(upper, trans, unit, n, a, lda, x, incx, routine="trsv")
+
+    def _no_numba(self, routine: str) -> None:
+        if self.family == "numba":
+            raise DifferentiationError(f"internal: no {routine} among numba's helpers")
 
     def potrs(self, upper: ir.Value, n: ir.Value, nrhs: ir.Value, a: ir.Value,
               lda: ir.Value, bb: ir.Value, ldb: ir.Value) -> None:

@@ -17,10 +17,9 @@ The O(n^3) work is trmm/trsm/gemm/potrs; triangle masks are O(n^2) loops.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from irgrad import ir
 from irgrad.ad.rules.blas_emit import BlasEmitter
+from irgrad.ad.rules.blas_loops import copy_matrix, each, square
 from irgrad.ad.rules.blas_rule import BlasOperands, Needs, def_blas
 
 _F = ir.ConstantInt(ir.i1, 0)
@@ -34,18 +33,6 @@ def _lower_view(e: BlasEmitter, o: BlasOperands, base: ir.Value, ld: ir.Value,
     return e.at(base, ld, e.b.select(u, j, i), e.b.select(u, i, j))
 
 
-def _each(e: BlasEmitter, n: ir.Value, body: Callable[[ir.Value, ir.Value], None],
-          lower_only: bool = True) -> None:
-    """``for j < n: for i < n (i >= j when lower_only): body(i, j)``."""
-    def outer(j: ir.Value) -> None:
-        if lower_only:
-            count = e.b.sub(n, j)
-            e.loop(count, lambda k: body(e.b.add(j, k), j))
-        else:
-            e.loop(n, lambda i: body(i, j))
-    e.loop(n, outer)
-
-
 def _phi(e: BlasEmitter, n: ir.Value, t: ir.Value) -> None:
     """T := Phi(T): strict upper triangle zeroed, diagonal halved (T is n x n, ld n)."""
     half, zero = e.fp(0.5), e.fp(0.0)
@@ -56,20 +43,7 @@ def _phi(e: BlasEmitter, n: ir.Value, t: ir.Value) -> None:
         below = e.b.icmp("sgt", i, j)
         diag = e.b.icmp("eq", i, j)
         e.b.store(e.b.select(below, x, e.b.select(diag, e.b.fmul(x, half), zero)), p)
-    _each(e, n, body, lower_only=False)
-
-
-def _square(e: BlasEmitter, o: BlasOperands, n: ir.Value) -> ir.Value:
-    return o.temp(e, e.b.mul(n, n))
-
-
-def _copy_into_temp(e: BlasEmitter, o: BlasOperands, rows: ir.Value, cols: ir.Value,
-                    src: ir.Value, ld: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """A zeroed rows x cols scratch matrix plus ``src``: (buffer, its leading dimension)."""
-    tld = e.b.select(e.row_major(), cols, rows)
-    buf = o.temp(e, e.b.mul(rows, cols))
-    e.mat_axpy(rows, cols, e.fp(1.0), src, ld, buf, tld)
-    return buf, tld
+    each(e, n, body, lower_only=False)
 
 
 # -- potrf ---------------------------------------------------------------------------------
@@ -84,13 +58,13 @@ def _potrf_fwd(e: BlasEmitter, o: BlasOperands) -> None:  # after the call (A ho
         return
     n, a, lda, u = v["n"], v["A"], v["lda"], v["uplo"]
     one = e.fp(1.0)
-    t = _square(e, o, n)
+    t = square(e, o, n)
 
     def sym(i: ir.Value, j: ir.Value) -> None:  # T = sym(dA) from the referenced triangle
         x = e.b.load(e.el, _lower_view(e, o, da, lda, i, j))
         e.b.store(x, e.at(t, n, i, j))
         e.b.store(x, e.at(t, n, j, i))
-    _each(e, n, sym)
+    each(e, n, sym)
     e.trsm(_F, u, o.lt(e, False), n, n, one, a, lda, t, n)  # L^-1 T
     e.trsm(_T, u, o.lt(e, True), n, n, one, a, lda, t, n)  # ... L^-T
     _phi(e, n, t)
@@ -98,7 +72,7 @@ def _potrf_fwd(e: BlasEmitter, o: BlasOperands) -> None:  # after the call (A ho
 
     def back(i: ir.Value, j: ir.Value) -> None:
         e.b.store(e.b.load(e.el, e.at(t, n, i, j)), _lower_view(e, o, da, lda, i, j))
-    _each(e, n, back)
+    each(e, n, back)
 
 
 def _potrf_rev(e: BlasEmitter, o: BlasOperands) -> None:  # A: the factor L (cached "out")
@@ -108,11 +82,11 @@ def _potrf_rev(e: BlasEmitter, o: BlasOperands) -> None:  # A: the factor L (cac
         return
     n, a, lda, u = v["n"], v["A"], v["lda"], v["uplo"]
     one = e.fp(1.0)
-    t = _square(e, o, n)
+    t = square(e, o, n)
 
     def load_bar(i: ir.Value, j: ir.Value) -> None:  # T = Lbar (lower triangle)
         e.b.store(e.b.load(e.el, _lower_view(e, o, da, lda, i, j)), e.at(t, n, i, j))
-    _each(e, n, load_bar)
+    each(e, n, load_bar)
     e.trmm(_F, u, o.lt(e, True), n, n, one, a, lda, t, n)  # L^T Lbar
     _phi(e, n, t)
     e.trsm(_T, u, o.lt(e, False), n, n, one, a, lda, t, n)  # ... L^-1
@@ -123,7 +97,7 @@ def _potrf_rev(e: BlasEmitter, o: BlasOperands) -> None:  # A: the factor L (cac
         s_ji = e.b.load(e.el, e.at(t, n, j, i))
         val = e.b.select(e.b.icmp("eq", i, j), s_ij, e.b.fadd(s_ij, s_ji))
         e.b.store(val, _lower_view(e, o, da, lda, i, j))
-    _each(e, n, store_bar)
+    each(e, n, store_bar)
 
 
 # -- potrs ---------------------------------------------------------------------------------
@@ -143,11 +117,11 @@ def _potrs_fwd(e: BlasEmitter, o: BlasOperands) -> None:  # after the call (B ho
     one, minus = e.fp(1.0), e.fp(-1.0)
     da = d.get("A")
     if da is not None:  # dB -= dL (L^T X) + L (dL^T X)
-        w, ldw = _copy_into_temp(e, o, n, nrhs, x, ldb)
+        w, ldw = copy_matrix(e, o, n, nrhs, x, ldb)
         e.trmm(_F, u, o.lt(e, True), n, nrhs, one, a, lda, w, ldw)
         e.trmm(_F, u, o.lt(e, False), n, nrhs, one, da, lda, w, ldw)
         e.mat_axpy(n, nrhs, minus, w, ldw, db, ldb)
-        z, ldz = _copy_into_temp(e, o, n, nrhs, x, ldb)
+        z, ldz = copy_matrix(e, o, n, nrhs, x, ldb)
         e.trmm(_F, u, o.lt(e, True), n, nrhs, one, da, lda, z, ldz)
         e.trmm(_F, u, o.lt(e, False), n, nrhs, one, a, lda, z, ldz)
         e.mat_axpy(n, nrhs, minus, z, ldz, db, ldb)
@@ -167,18 +141,18 @@ def _potrs_rev(e: BlasEmitter, o: BlasOperands) -> None:
     if da is None:
         return
     x = v["B"]
-    g = _square(e, o, n)
-    w1, ldw = _copy_into_temp(e, o, n, nrhs, x, ldb)
+    g = square(e, o, n)
+    w1, ldw = copy_matrix(e, o, n, nrhs, x, ldb)
     e.trmm(_F, u, o.lt(e, True), n, nrhs, one, a, lda, w1, ldw)  # L^T X
     e.gemm(_F, _T, n, n, nrhs, minus, db, ldb, w1, ldw, zero, g, n)  # -Z (L^T X)^T
-    w2, _ = _copy_into_temp(e, o, n, nrhs, db, ldb)
+    w2, _ = copy_matrix(e, o, n, nrhs, db, ldb)
     e.trmm(_F, u, o.lt(e, True), n, nrhs, one, a, lda, w2, ldw)  # L^T Z
     e.gemm(_F, _T, n, n, nrhs, minus, x, ldb, w2, ldw, one, g, n)  # -X (L^T Z)^T
 
     def add_bar(i: ir.Value, j: ir.Value) -> None:
         p = _lower_view(e, o, da, lda, i, j)
         e.b.store(e.b.fadd(e.b.load(e.el, p), e.b.load(e.el, e.at(g, n, i, j))), p)
-    _each(e, n, add_bar)
+    each(e, n, add_bar)
 
 
 def_blas("potrf", _potrf_needs, _potrf_fwd, _potrf_rev)

@@ -76,6 +76,8 @@ class BlasRule:
     forward: Callable[[BlasEmitter, BlasOperands], ir.Value | None]
     reverse: Callable[[BlasEmitter, BlasOperands], None]
     forward_before: bool  # the tangent is emitted before the primal call
+    # a part of the tangent emitted before the primal call when the rest comes after
+    forward_pre: Callable[[BlasEmitter, BlasOperands], None] | None = None
 
 
 BLAS_RULES: dict[str, BlasRule] = {}
@@ -84,9 +86,10 @@ BLAS_RULES: dict[str, BlasRule] = {}
 def def_blas(name: str, needs: Callable[[BlasOperands], Needs],
              forward: Callable[[BlasEmitter, BlasOperands], ir.Value | None],
              reverse: Callable[[BlasEmitter, BlasOperands], None], *,
-             forward_before: bool = False) -> None:
+             forward_before: bool = False,
+             forward_pre: Callable[[BlasEmitter, BlasOperands], None] | None = None) -> None:
     """Register the derivative rule of routine ``name``."""
-    BLAS_RULES[name] = BlasRule(name, needs, forward, reverse, forward_before)
+    BLAS_RULES[name] = BlasRule(name, needs, forward, reverse, forward_before, forward_pre)
 
 
 def no_needs(o: BlasOperands) -> Needs:
