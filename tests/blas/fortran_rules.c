@@ -34,6 +34,19 @@ extern void spotrf_(const char *uplo, const int *n, float *a, const int *lda, in
 extern void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a,
                     const int *lda, double *b, const int *ldb, int *info);
 
+extern double dasum_(const int *n, const double *x, const int *incx);
+extern void dsymv_(const char *uplo, const int *n, const double *alpha, const double *a,
+                   const int *lda, const double *x, const int *incx, const double *beta,
+                   double *y, const int *incy);
+extern void dsymm_(const char *side, const char *uplo, const int *m, const int *n,
+                   const double *alpha, const double *a, const int *lda, const double *b,
+                   const int *ldb, const double *beta, double *c, const int *ldc);
+extern void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+                   const int *m, const int *n, const double *alpha, const double *a,
+                   const int *lda, double *b, const int *ldb);
+extern void dtrsv_(const char *uplo, const char *trans, const char *diag, const int *n,
+                   const double *a, const int *lda, double *x, const int *incx);
+
 static const int M = 3, N = 4, K = 5, ONE = 1, TWO = 2, LDM = 4, LDK = 6, LDN = 5;
 
 static void fdot(double *a, double *b, double *c, double *s) {
@@ -133,6 +146,27 @@ static void fsolve(double *a, double *b, double *c, double *s) { /* A x = b, A S
   dpotrs_("U", &N, &TWO, a, &LDN, b, &LDN, &info);
 }
 
+static void fasum_symv(double *a, double *b, double *c, double *s) {
+  c[10] = dasum_(&N, b, &TWO);
+  dsymv_("U", &N, &s[0], a, &LDN, b, &TWO, &s[1], c, &ONE);
+}
+static void fsymm(double *a, double *b, double *c, double *s) {
+  dsymm_("R", "L", &M, &N, &s[0], a, &LDN, b, &LDM, &s[1], c, &LDM);
+}
+static void ftrsm(double *a, double *b, double *c, double *s) {
+  (void)c;
+  dtrsm_("L", "L", "T", "N", &M, &N, &s[0], a, &LDN, b, &LDM);
+  dtrsv_("U", "N", "U", &N, a, &LDN, b + 20, &TWO);
+}
+static void boost(double x[4][NBUF]) {
+  for (int i = 0; i < 5; i++) x[0][i * 6] += 3;
+}
+
+PATTERN(double, fasum_symv, dup, dup, dup, dup)
+PATTERN(double, fsymm, dup, dup, dup, dup)
+PATTERN(double, fsymm, const, dup, dup, const)
+PATTERN(double, ftrsm, dup, dup, const, dup)
+PATTERN(double, ftrsm, const, dup, const, dup)
 PATTERN(double, fdot, dup, dup, dup, const)
 PATTERN(double, fdot, dup, const, dup, const)
 PATTERN(float, fsdot, dup, dup, dup, const)
@@ -181,5 +215,10 @@ int main(void) {
   CHECK(double, "dpotrs_ L const factor", fpotrs_l, const, dup, const, const, factor);
   CHECK(double, "dpotrs_ U", fpotrs_u, dup, dup, const, const, factor);
   CHECK(double, "dpotrf_+dpotrs_ U (solve)", fsolve, dup, dup, const, const, spd);
+  CHECK(double, "dasum_+dsymv_ U", fasum_symv, dup, dup, dup, dup, NULL);
+  CHECK(double, "dsymm_ R L", fsymm, dup, dup, dup, dup, NULL);
+  CHECK(double, "dsymm_ R L const A, s", fsymm, const, dup, dup, const, NULL);
+  CHECK(double, "dtrsm_ L L T + dtrsv_ U N unit", ftrsm, dup, dup, const, dup, boost);
+  CHECK(double, "dtrsm_+dtrsv_ const A", ftrsm, const, dup, const, dup, boost);
   return check_done();
 }
