@@ -50,7 +50,7 @@ static int check_failures = 0;
   typedef void (*kern_##T)(T *, T *, T *, T *);                                          \
   typedef void (*diff_##T)(T *, T *, T *, T *, T *, T *, T *, T *);                      \
   typedef void (*init_##T)(T x[4][NBUF]);                                                \
-  static double out_dot_##T(kern_##T k, T x0[4][NBUF], T t[4][NBUF], double h,           \
+  static __attribute__((unused)) double out_dot_##T(kern_##T k, T x0[4][NBUF], T t[4][NBUF], double h,           \
                             T w[4][NBUF], int act) {                                     \
     T x[4][NBUF];                                                                        \
     for (int j = 0; j < 4; j++)                                                          \
@@ -62,7 +62,7 @@ static int check_failures = 0;
         for (int i = 0; i < NBUF; i++) sum += (double)w[j][i] * (double)x[j][i];         \
     return sum;                                                                          \
   }                                                                                      \
-  static void check_##T(const char *name, kern_##T k, diff_##T rev, diff_##T fwd,        \
+  static __attribute__((unused)) void check_##T(const char *name, kern_##T k, diff_##T rev, diff_##T fwd,        \
                         int act, init_##T init) {                                        \
     static T x0[4][NBUF], t[4][NBUF], w[4][NBUF], x[4][NBUF], d[4][NBUF];               \
     for (int j = 0; j < 4; j++)                                                          \
