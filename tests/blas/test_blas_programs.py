@@ -8,6 +8,8 @@ printing OK:
 * ``fortran_rules.c``: the same through the Fortran interface, plus potrf/potrs;
 * ``flang_rules.c`` + ``flang_kernel.f90``: BLAS called from Fortran source (flang passes
   hidden string lengths);
+* ``modes.c``: vector forward mode (width 2) against width 1, split reverse mode with the
+  inputs overwritten between the passes against the combined mode;
 * ``gauss_newton.c``: a Gauss-Newton fit with dgemm/dpotrf/dpotrs differentiated end to
   end with respect to the data.
 
@@ -27,7 +29,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 # program -> (Fortran sources built with it, how many rule checks it prints at least)
 PROGRAMS = {"cblas_rules": ((), 40), "fortran_rules": ((), 25),
-            "flang_rules": (("flang_kernel.f90",), 3), "gauss_newton": ((), 0)}
+            "flang_rules": (("flang_kernel.f90",), 3), "gauss_newton": ((), 0),
+            "modes": ((), 0)}
 LEVELS = ["O0", "O1", "O2", "O3"]
 _BUILD = Path(tempfile.mkdtemp(prefix="irgrad-blas-"))
 _POOL = ThreadPoolExecutor(max_workers=2)
