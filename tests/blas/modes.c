@@ -1,7 +1,7 @@
 /* BLAS derivatives in the other modes: vector forward mode (enzyme_width 2) against two
  * width-1 forward passes, and split reverse mode (__enzyme_augmentfwd, then the caller
  * overwrites the inputs, then __enzyme_reverse with the tape) against the combined
- * __enzyme_autodiff on untouched inputs. */
+ * __enzyme_autodiff on untouched inputs; memory typed only by a BLAS call. */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +43,17 @@ void step(const double *A, double *B, double *out) {
   out[0] = cblas_ddot(6, B, 1, B, 1);
 }
 
+/* memory copied byte by byte whose only typed use is a BLAS call: the type analysis
+ * learns from the call that it holds doubles */
+__attribute__((noinline)) static void copy_bytes(void *dst, const void *src, size_t n) {
+  memcpy(dst, src, n);
+}
+double through_bytes(const double *x, int n) {
+  double tmp[8];
+  copy_bytes(tmp, x, n * sizeof(double));
+  return cblas_ddot(n, tmp, 1, tmp, 1);
+}
+
 int main(void) {
   double A[12], x[3], y[4], C[9], dA0[12], dA1[12], dx0[3], dx1[3], dy0[4], dy1[4], dC0[9],
       dC1[9];
@@ -78,6 +89,9 @@ int main(void) {
   __enzyme_autodiff((void *)step, enzyme_dup, A3, dA3, enzyme_dup, B3, dB3, enzyme_dup, out3,
                     dout3);
   check("split: primal", saved_out, out3[0]);
+  double xb[4] = {1, 2, 3, 4}, dxb[4] = {0};
+  __enzyme_autodiff((void *)through_bytes, enzyme_dup, xb, dxb, enzyme_const, 4);
+  check("ddot of bytes copied by memcpy", dxb[3], 8.0);
   for (int i = 0; i < 4; i++) check("split: dA", dA2[i], dA3[i]);
   for (int i = 0; i < 6; i++) check("split: dB", dB2[i], dB3[i]);
   if (failures) {
