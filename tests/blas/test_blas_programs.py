@@ -8,6 +8,7 @@ printing OK:
 * ``fortran_rules.c``: the same through the Fortran interface, plus potrf/potrs;
 * ``flang_rules.c`` + ``flang_kernel.f90``: BLAS called from Fortran source (flang passes
   hidden string lengths);
+* ``lapacke_rules.c``: LAPACKE's potrf/potrs, row- and column-major;
 * ``modes.c``: vector forward mode (width 2) against width 1, split reverse mode with the
   inputs overwritten between the passes against the combined mode;
 * ``gauss_newton.c``: a Gauss-Newton fit with dgemm/dpotrf/dpotrs differentiated end to
@@ -27,10 +28,11 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-# program -> (Fortran sources built with it, how many rule checks it prints at least)
+# program -> (Fortran sources and libraries built with it, how many rule checks it
+# prints at least)
 PROGRAMS = {"cblas_rules": ((), 40), "fortran_rules": ((), 25),
             "flang_rules": (("flang_kernel.f90",), 3), "gauss_newton": ((), 0),
-            "modes": ((), 0)}
+            "modes": ((), 0), "lapacke_rules": (("-llapacke",), 4)}
 LEVELS = ["O0", "O1", "O2", "O3"]
 _BUILD = Path(tempfile.mkdtemp(prefix="irgrad-blas-"))
 _POOL = ThreadPoolExecutor(max_workers=2)
@@ -41,7 +43,8 @@ def _compile(prog: str, level: str) -> subprocess.CompletedProcess[str]:
     exe = _BUILD / f"{prog}.{level}"
     return subprocess.run(
         [sys.executable, "-m", "irgrad", "cc", f"-{level}", "-Wall", "-Werror",
-         str(HERE / f"{prog}.c"), *(str(HERE / f) for f in PROGRAMS[prog][0]), "-o",
+         str(HERE / f"{prog}.c"),
+         *(f if f.startswith("-l") else str(HERE / f) for f in PROGRAMS[prog][0]), "-o",
          str(exe), "-lopenblas", "-lm"],
         capture_output=True, text=True, timeout=900)
 

@@ -346,6 +346,13 @@ class BlasEmitter:
     def potrs(self, upper: ir.Value, n: ir.Value, nrhs: ir.Value, a: ir.Value,
               lda: ir.Value, bb: ir.Value, ldb: ir.Value) -> None:
         """B := A^-1 B with A's Cholesky factor (LAPACK's potrs)."""
+        if self.family == "cblas":  # LAPACKE's potrs: layout and uplo by value
+            ft = ir.FunctionType(ir.i32, [ir.i32, ir.i8, self.int, self.int, ir.ptr, self.int,
+                                          ir.ptr, self.int])
+            fn = self._module().get_or_insert_function(f"LAPACKE_{self.p}potrs", ft)
+            self.b.call(fn, [self._layout_arg(), self._char(upper, "U", "L"), self._int(n),
+                             self._int(nrhs), a, self._int(lda), bb, self._int(ldb)])
+            return
         if self.family != "fortran":
             raise DifferentiationError(f"internal: no potrs in family {self.family}")
         info = self._entry_slot(self.int)
