@@ -47,6 +47,11 @@ extern void dtrsm_(const char *side, const char *uplo, const char *transa, const
 extern void dtrsv_(const char *uplo, const char *trans, const char *diag, const int *n,
                    const double *a, const int *lda, double *x, const int *incx);
 
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv,
+                    int *info);
+extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
+                    const int *lda, const int *ipiv, double *b, const int *ldb, int *info);
+
 static const int M = 3, N = 4, K = 5, ONE = 1, TWO = 2, LDM = 4, LDK = 6, LDN = 5;
 
 static void fdot(double *a, double *b, double *c, double *s) {
@@ -162,6 +167,28 @@ static void boost(double x[4][NBUF]) {
   for (int i = 0; i < 5; i++) x[0][i * 6] += 3;
 }
 
+static void fgetrf(double *a, double *b, double *c, double *s) {
+  (void)b; (void)c; (void)s;
+  int ipiv[4], info;
+  dgetrf_(&N, &N, a, &LDN, ipiv, &info);
+}
+static void fgetrs_n(double *a, double *b, double *c, double *s) {
+  (void)c; (void)s;
+  int ipiv[4], info;
+  dgetrf_(&N, &N, a, &LDN, ipiv, &info);
+  dgetrs_("N", &N, &M, a, &LDN, ipiv, b, &LDN, &info);
+}
+static void fgetrs_t(double *a, double *b, double *c, double *s) {
+  (void)c; (void)s;
+  int ipiv[4], info;
+  dgetrf_(&N, &N, a, &LDN, ipiv, &info);
+  dgetrs_("T", &N, &TWO, a, &LDN, ipiv, b, &LDN, &info);
+}
+
+PATTERN(double, fgetrf, dup, const, const, const)
+PATTERN(double, fgetrs_n, dup, dup, const, const)
+PATTERN(double, fgetrs_n, const, dup, const, const)
+PATTERN(double, fgetrs_t, dup, dup, const, const)
 PATTERN(double, fasum_symv, dup, dup, dup, dup)
 PATTERN(double, fsymm, dup, dup, dup, dup)
 PATTERN(double, fsymm, const, dup, dup, const)
@@ -220,5 +247,9 @@ int main(void) {
   CHECK(double, "dsymm_ R L const A, s", fsymm, const, dup, dup, const, NULL);
   CHECK(double, "dtrsm_ L L T + dtrsv_ U N unit", ftrsm, dup, dup, const, dup, boost);
   CHECK(double, "dtrsm_+dtrsv_ const A", ftrsm, const, dup, const, dup, boost);
+  CHECK(double, "dgetrf_", fgetrf, dup, const, const, const, NULL);
+  CHECK(double, "dgetrf_+dgetrs_ N", fgetrs_n, dup, dup, const, const, NULL);
+  CHECK(double, "dgetrf_+dgetrs_ N const A", fgetrs_n, const, dup, const, const, NULL);
+  CHECK(double, "dgetrf_+dgetrs_ T", fgetrs_t, dup, dup, const, const, NULL);
   return check_done();
 }

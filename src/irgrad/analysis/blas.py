@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 FLAGS = ("trans", "transa", "transb", "uplo", "side", "diag")
 INTS = ("m", "n", "k", "nrhs", "incx", "incy", "lda", "ldb", "ldc")
 SCALARS = ("alpha", "beta")
-ARRAYS = ("x", "y", "A", "B", "C")
+ARRAYS = ("x", "y", "A", "B", "C", "ipiv")  # ipiv: LAPACK's pivot indices (integers)
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,12 @@ ROUTINES: dict[str, Routine] = {r.name: r for r in [
                      "beta", "C", "ldc"), ("C",), level=3,
             shapes=(("A", "m", "k", "transa"), ("B", "k", "n", "transb"),
                     ("C", "m", "n", None))),
+    Routine("getrf", ("m", "n", "A", "lda", "ipiv"), ("A", "ipiv"), level=3, lapack=True,
+            shapes=(("A", "m", "n", None), ("ipiv", "n", None, None))),
+    Routine("getrs", ("trans", "n", "nrhs", "A", "lda", "ipiv", "B", "ldb"), ("B",),
+            level=3, lapack=True,
+            shapes=(("A", "n", "n", None), ("ipiv", "n", None, None),
+                    ("B", "n", "nrhs", None))),
     Routine("potrf", ("uplo", "n", "A", "lda"), ("A",), level=3, lapack=True,
             shapes=(("A", "n", "n", None),)),
     Routine("potrs", ("uplo", "n", "nrhs", "A", "lda", "B", "ldb"), ("B",), level=3,
@@ -210,6 +216,8 @@ def pointer_element(call: CallBase, k: int) -> str | None:
     if f is None or k >= len(f.params):
         return None
     role = f.params[k]
+    if role == "ipiv":
+        return "int"
     if role in ARRAYS or role in ("result",) or role in SCALARS:
         return call_element(call)
     if role in INTS or role == "info":

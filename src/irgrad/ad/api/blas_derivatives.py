@@ -186,7 +186,8 @@ def _augmented_body(b: IRBuilder, c: BlasCall, copies: list[tuple[str, str]],
     def copy(k: int, role: str) -> None:
         arr = c.arg(role)
         assert arr is not None
-        size = byte_count(e, extent(e, c, role))
+        count = extent(e, c, role)
+        size = b.mul(count, e.i64(4)) if role == "ipiv" else byte_count(e, count)
         buf = malloc_buffer(b, size)
         b.memcpy(buf, arr, size)
         b.store(buf, _tape_slot(b, tape, k))

@@ -9,6 +9,7 @@ from irgrad.ad.rules import (  # noqa: F401  (register the tables)
     arith,
     blas,
     blas_lapack,
+    blas_lu,
     blas_triangular,
     intrinsics,
     libm,

@@ -360,6 +360,70 @@ class BlasEmitter:
                                       ("int", lda), ("ptr", bb), ("int", ldb),
                                       ("ptr", info)])
 
+    def getrs(self, trans: ir.Value, n: ir.Value, nrhs: ir.Value, a: ir.Value,
+              lda: ir.Value, ipiv: ir.Value, bb: ir.Value, ldb: ir.Value) -> None:
+        """B := op(A)^-1 B with A's LU factors and pivots (LAPACK's getrs)."""
+        if self.family == "cblas":  # LAPACKE's getrs
+            ft = ir.FunctionType(ir.i32, [ir.i32, ir.i8, self.int, self.int, ir.ptr, self.int,
+                                          ir.ptr, ir.ptr, self.int])
+            fn = self._module().get_or_insert_function(f"LAPACKE_{self.p}getrs", ft)
+            self.b.call(fn, [self._layout_arg(), self._char(trans, "T", "N"), self._int(n),
+                             self._int(nrhs), a, self._int(lda), ipiv, bb, self._int(ldb)])
+            return
+        if self.family != "fortran":
+            raise DifferentiationError(f"internal: no getrs in family {self.family}")
+        info = self._entry_slot(self.int)
+        self._call("getrs", ir.void, [("trans", trans), ("int", n), ("int", nrhs), ("ptr", a),
+                                      ("int", lda), ("ptr", ipiv), ("ptr", bb), ("int", ldb),
+                                      ("ptr", info)])
+
+    def swap_rows(self, n: ir.Value, cols: ir.Value, a: ir.Value, lda: ir.Value,
+                  ipiv: ir.Value, *, forward: bool) -> None:
+        """Apply LAPACK's row interchanges (1-based ``ipiv``) to the rows of A: in order
+        (P^T A) or in reverse order (P A)."""
+        rm = self.row_major()
+        inc = self.b.select(rm, self.i64(1), lda)
+
+        def body(k: ir.Value) -> None:
+            b = self.b
+            i = k if forward else b.sub(b.sub(n, self.i64(1)), k)
+            piv = b.load(ir.i32, b.gep(ir.i32, ipiv, [i]))
+            p = b.sub(b.sext(piv, ir.i64), self.i64(1))
+            self.swap(cols, self.at(a, lda, i, self.i64(0)), inc, self.at(a, lda, p, self.i64(0)),
+                      inc)
+        self.loop(n, body)
+
+    def fail_unless(self, cond: ir.Value, message: str) -> None:
+        """At run time: print ``message`` and abort unless ``cond``."""
+        module = self._module()
+        text = (message + "\n").encode()
+        ty = ir.ArrayType(len(text), ir.i8)
+        g = ir.GlobalVariable(module.unique_name("__irgrad_blas_msg"), ty,
+                              ir.ConstantDataString(ty, text), True, "private")
+        module.add_global(g)
+        write = module.get_or_insert_function(
+            "write", ir.FunctionType(ir.i64, [ir.i32, ir.ptr, ir.i64]))
+        abort = module.get_or_insert_function("abort", ir.FunctionType(ir.void, []))
+
+        def fail() -> None:
+            self.b.call(write, [ir.ConstantInt(ir.i32, 2), g, self.i64(len(text))])
+            self.b.call(abort, [])
+        self.branch(cond, lambda: None, fail)
+
+    def branch(self, cond: ir.Value, then: Callable[[], None],
+               otherwise: Callable[[], None]) -> None:
+        """``if (cond) then(); else otherwise();``"""
+        b = self.b
+        fn = b.function
+        assert fn is not None
+        yes, no, done = (fn.append_basic_block(f"blas.{k}") for k in ("then", "else", "join"))
+        b.cond_br(cond, yes, no)
+        for block, emit in ((yes, then), (no, otherwise)):
+            b.position_at_end(block)
+            emit()
+            b.br(done)
+        b.position_at_end(done)
+
     def at(self, base: ir.Value, ld: ir.Value, i: ir.Value, j: ir.Value) -> ir.Value:
         """Pointer to element (i, j) of a matrix with leading dimension ``ld``."""
         rm = self.row_major()

@@ -57,6 +57,20 @@ class BlasOperands:
         self.temps.append(buf)
         return buf
 
+    def scoped(self, e: BlasEmitter, body: Callable[[], None]) -> Callable[[], None]:
+        """``body`` that frees the scratch buffers it made before it ends (for code in a
+        branch: the buffers do not outlive it)."""
+        def run() -> None:
+            k = len(self.temps)
+            body()
+            m = e.b.module
+            assert m is not None
+            free = m.get_or_insert_function("free", ir.FunctionType(ir.void, [ir.ptr]))
+            for buf in self.temps[k:]:
+                e.b.call(free, [buf])
+            del self.temps[k:]
+        return run
+
     def lt(self, e: BlasEmitter, transposed_l: bool) -> ir.Value:
         """The ``trans`` flag of a triangular operation with ``L`` (``transposed_l``:
         with ``L^T``) on the stored triangle (upper: ``L = U^T``)."""
