@@ -200,11 +200,10 @@ def primal_call(b: IRBuilder, c: BlasCall) -> ir.Value:
 
 
 # -- per element type (numba's kind) ----------------------------------------------------------
-def for_elements(b: IRBuilder, bf: BlasFunction, kind: ir.Value | None,
-                  body: dict[str, object]) -> list[tuple[str, IRBuilder]]:
+def for_elements(b: IRBuilder, bf: BlasFunction,
+                 kind: ir.Value | None) -> list[tuple[str, IRBuilder]]:
     """Builders positioned where the code for each element type goes (one, or a switch
-    on numba's ``kind``), all branching to the returned continuation afterwards."""
-    del body
+    on numba's ``kind``); :func:`join_elements` joins them afterwards."""
     if bf.element is not None:
         return [(bf.element, b)]
     assert kind is not None

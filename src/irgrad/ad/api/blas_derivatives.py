@@ -141,8 +141,8 @@ def _split_pair(ctx: DerivativeContext, config: FnConfig, bf: BlasFunction,
         br.store(ir.null_value(config.function.args[slot_k].type), slot)
     kind_a = pa.primals[0] if bf.element is None else None
     kind_r = pr.primals[0] if bf.element is None else None
-    paths_a = for_elements(ba, bf, kind_a, {})
-    paths_r = for_elements(br, bf, kind_r, {})
+    paths_a = for_elements(ba, bf, kind_a)
+    paths_r = for_elements(br, bf, kind_r)
     for (el_name, eba), (_, ebr) in zip(paths_a, paths_r, strict=True):
         el = ELEMENTS[el_name]
         ca = BlasCall(bf, config, el, pa)

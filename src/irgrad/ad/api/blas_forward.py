@@ -40,7 +40,7 @@ def forward_derivative(ctx: DerivativeContext, config: FnConfig, bf: BlasFunctio
     returns_tangent = bf.routine.returns and "result" not in bf.params and \
         config.return_type is not DiffeType.CONST
     kind = p.primals[0] if bf.element is None else None
-    paths = for_elements(b, bf, kind, {})
+    paths = for_elements(b, bf, kind)
     for el_name, eb in paths:
         c = BlasCall(bf, config, ELEMENTS[el_name], p)
         load_values(eb, c, {})

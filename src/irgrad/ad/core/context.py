@@ -16,7 +16,11 @@ body -- its derivatives are wrappers of the user's functions
 (:mod:`irgrad.ad.core.custom_wrappers`) -- and the module's entries of the table of known
 functions (:class:`ModuleFunctions`) are in effect while anything is synthesized.
 
-Two hooks come from the API layer (:class:`ContextHooks`): ``prepare(ctx, fn)`` runs
+A declared BLAS/LAPACK routine (:mod:`irgrad.analysis.blas`) is answered like a custom
+derivative, by the ``library`` hook (:mod:`irgrad.ad.api.blas_derivatives`), which
+synthesizes its derivatives from the rule tables.
+
+Two more hooks come from the API layer (:class:`ContextHooks`): ``prepare(ctx, fn)`` runs
 before the first derivative of ``fn`` is synthesized (it lowers the ``__enzyme_*`` calls
 inside ``fn`` and the functions it calls, so nested AD sees derivatives, not requests),
 and ``finish(ctx, fn)`` runs once on each synthesized function when its body is complete.
