@@ -218,8 +218,8 @@ def for_elements(b: IRBuilder, bf: BlasFunction,
         b.position_at_end(miss)
     module = b.module
     assert module is not None
-    emit_failure(b, module, f"irgrad: {fn.name}: the derivative of {bf.params[0]} "
-                 "kinds other than 'd' and 's' (complex BLAS) is not supported")
+    emit_failure(b, module, f"irgrad: {fn.name}: no derivative of numba's {bf.routine.name} "
+                 "helper for a complex kind (only 'd' and 's' are differentiated)")
     return out
 
 
