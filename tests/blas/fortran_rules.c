@@ -52,6 +52,15 @@ extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *
 extern void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a,
                     const int *lda, const int *ipiv, double *b, const int *ldb, int *info);
 
+extern void dtrmm_(const char *side, const char *uplo, const char *transa, const char *diag,
+                   const int *m, const int *n, const double *alpha, const double *a,
+                   const int *lda, double *b, const int *ldb);
+extern void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k,
+                   const double *alpha, const double *a, const int *lda, const double *beta,
+                   double *c, const int *ldc);
+extern void dtrmv_(const char *uplo, const char *trans, const char *diag, const int *n,
+                   const double *a, const int *lda, double *x, const int *incx);
+
 static const int M = 3, N = 4, K = 5, ONE = 1, TWO = 2, LDM = 4, LDK = 6, LDN = 5;
 
 static void fdot(double *a, double *b, double *c, double *s) {
@@ -185,6 +194,14 @@ static void fgetrs_t(double *a, double *b, double *c, double *s) {
   dgetrs_("T", &N, &TWO, a, &LDN, ipiv, b, &LDN, &info);
 }
 
+static void ftrmm_syrk(double *a, double *b, double *c, double *s) {
+  dtrmm_("R", "U", "N", "U", &M, &N, &s[0], a, &LDN, b, &LDM);
+  dsyrk_("L", "T", &N, &M, &s[1], b, &LDM, &s[2], c, &LDN);
+  dtrmv_("U", "T", "N", &N, a, &LDN, c + 40, &TWO);
+}
+
+PATTERN(double, ftrmm_syrk, dup, dup, dup, dup)
+PATTERN(double, ftrmm_syrk, const, dup, dup, const)
 PATTERN(double, fgetrf, dup, const, const, const)
 PATTERN(double, fgetrs_n, dup, dup, const, const)
 PATTERN(double, fgetrs_n, const, dup, const, const)
@@ -247,6 +264,8 @@ int main(void) {
   CHECK(double, "dsymm_ R L const A, s", fsymm, const, dup, dup, const, NULL);
   CHECK(double, "dtrsm_ L L T + dtrsv_ U N unit", ftrsm, dup, dup, const, dup, boost);
   CHECK(double, "dtrsm_+dtrsv_ const A", ftrsm, const, dup, const, dup, boost);
+  CHECK(double, "dtrmm_ R U N unit+dsyrk_ L T+dtrmv_", ftrmm_syrk, dup, dup, dup, dup, NULL);
+  CHECK(double, "dtrmm_+dsyrk_+dtrmv_ const A, s", ftrmm_syrk, const, dup, dup, const, NULL);
   CHECK(double, "dgetrf_", fgetrf, dup, const, const, const, NULL);
   CHECK(double, "dgetrf_+dgetrs_ N", fgetrs_n, dup, dup, const, const, NULL);
   CHECK(double, "dgetrf_+dgetrs_ N const A", fgetrs_n, const, dup, const, const, NULL);
