@@ -1,7 +1,8 @@
 /* BLAS derivatives in the other modes: vector forward mode (enzyme_width 2) against two
  * width-1 forward passes, and split reverse mode (__enzyme_augmentfwd, then the caller
  * overwrites the inputs, then __enzyme_reverse with the tape) against the combined
- * __enzyme_autodiff on untouched inputs; memory typed only by a BLAS call. */
+ * __enzyme_autodiff on untouched inputs; memory typed only by a BLAS call; a BLAS routine
+ * as the function the entry point differentiates. */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -92,6 +93,17 @@ int main(void) {
   double xb[4] = {1, 2, 3, 4}, dxb[4] = {0};
   __enzyme_autodiff((void *)through_bytes, enzyme_dup, xb, dxb, enzyme_const, 4);
   check("ddot of bytes copied by memcpy", dxb[3], 8.0);
+
+  /* a BLAS routine itself as the function to differentiate */
+  double u[3] = {1, 2, 3}, w[3] = {4, 5, 6}, du[3] = {0}, dw[3] = {0}, tu[3] = {1, 1, 1},
+         tw[3] = {0};
+  __enzyme_autodiff((void *)cblas_ddot, enzyme_const, 3, enzyme_dup, u, du, enzyme_const, 1,
+                    enzyme_dup, w, dw, enzyme_const, 1);
+  check("__enzyme_autodiff(cblas_ddot): du[2]", du[2], 6.0);
+  check("__enzyme_autodiff(cblas_ddot): dw[2]", dw[2], 3.0);
+  check("__enzyme_fwddiff(cblas_ddot)",
+        __enzyme_fwddiff((void *)cblas_ddot, enzyme_const, 3, enzyme_dup, u, tu, enzyme_const,
+                         1, enzyme_dup, w, tw, enzyme_const, 1), 15.0);
   for (int i = 0; i < 4; i++) check("split: dA", dA2[i], dA3[i]);
   for (int i = 0; i < 6; i++) check("split: dB", dB2[i], dB3[i]);
   if (failures) {

@@ -129,7 +129,7 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase,
         lower_batch_call(ctx, call)
         return
     mode = kind.mode
-    parsed = parse_call(call, mode, ctx.module, kind, ctx.custom.has)
+    parsed = parse_call(call, mode, ctx.module, kind, ctx.has_derivative_without_body)
     if mode in SPLIT_MODES:
         lower_split_call(ctx, call, parsed, entry)
         return

@@ -124,6 +124,11 @@ class DerivativeContext:
                     return made
             return self._differentiate(config)
 
+    def has_derivative_without_body(self, fn: Function) -> bool:
+        """Can ``fn`` be differentiated without its definition (a custom derivative or a
+        library rule)?"""
+        return self.custom.has(fn) or self.has_library_rule(fn)
+
     def has_library_rule(self, fn: Function | None) -> bool:
         """Is ``fn`` a declared library routine whose derivatives come from a rule table
         (BLAS/LAPACK, :mod:`irgrad.analysis.blas`), like a custom derivative: its calls
