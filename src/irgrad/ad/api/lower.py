@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from irgrad import ir
 from irgrad.ad.api.batch import lower_batch_call
+from irgrad.ad.api.blas_derivatives import synthesize_blas
 from irgrad.ad.api.entry_calls import SPLIT_MODES, ParsedCall, call_error, parse_call
 from irgrad.ad.api.hints import advance_iterations, check_hints, resolve_hints
 from irgrad.ad.api.markers import EntryKind, entry_kind, enzyme_calls, remove_markers
@@ -54,7 +55,7 @@ def new_context(module: ir.Module, registrations: Registrations | None = None
     honours the module's registrations (custom derivatives, inactive functions...)."""
     reg = registrations if registrations is not None else read_registrations(module)
     return DerivativeContext(module, SYNTHESIZERS, ContextHooks(
-        prepare=lower_nested_calls, finish=advance_iterations),
+        prepare=lower_nested_calls, finish=advance_iterations, library=synthesize_blas),
         custom=reg.custom, known=reg.known())
 
 
@@ -132,7 +133,7 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase,
         lower_batch_call(ctx, call)
         return
     mode = kind.mode
-    parsed = parse_call(call, mode, ctx.module, kind, ctx.custom.has)
+    parsed = parse_call(call, mode, ctx.module, kind, ctx.has_derivative_without_body)
     if mode in SPLIT_MODES:
         lower_split_call(ctx, call, parsed, entry)
         return
