@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.analysis.allocating_functions import FreshMemo, returns_fresh_allocation
 from irgrad.analysis.function_pointers import as_function, points_into_function_table
 from irgrad.analysis.global_activity import (
     NO_ACTIVE_GLOBALS,
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
 # integer results that never carry a derivative, whatever their operands
 _INTEGER_BARRIERS = ("fptosi", "fptoui", "icmp", "fcmp", "ptrtoint")
 _POINTER_DERIVED = ("getelementptr", "bitcast", "addrspacecast", "freeze")
+_ADDRESS_ARITHMETIC = ("add", "sub", "and", "or", "xor")
 
 
 def _is_integer_like(t: ir.Type) -> bool:
@@ -133,6 +135,11 @@ class ActivityAnalysis:
         self.globals = globals_
         self.varied: set[ir.Value] = set()
         self.shadowed: set[ir.Value] = set()
+        # integers that hold a shadowed pointer's address, moved by constant offsets or
+        # masked (``inttoptr((ptrtoint(p) & -64) + 64)``: hand-made aligned allocation,
+        # as Eigen does): the same arithmetic on the shadow's address gives the shadow
+        self.addresses: set[ir.Value] = set()
+        self._fresh_memo: FreshMemo = {}
         for v in seeds:
             (self.shadowed if v.type.is_pointer else self.varied).add(v)
         if blocks is None:  # reverse post-order (fast convergence), unreachable blocks last
@@ -186,6 +193,9 @@ class ActivityAnalysis:
                         and self._classify(inst):
                     self.varied.add(inst)  # (an aggregate may be both)
                     changed = True
+                if inst not in self.addresses and self._holds_address(inst):
+                    self.addresses.add(inst)
+                    changed = True
 
     def _pointer_like(self, t: ir.Type) -> bool:
         """Values with shadows: pointers, and (in reverse mode, where aggregates do not
@@ -216,6 +226,21 @@ class ActivityAnalysis:
         ops = inst.operands[1:] if op == "select" else inst.operands
         return any(carries(v) for v in ops if not isinstance(v, ir.BasicBlock))
 
+    def _holds_address(self, inst: ir.Instruction) -> bool:
+        """An integer holding a shadowed pointer's address: its ``ptrtoint``, or that
+        moved by an offset or masked (one operand an address, the other not)."""
+        if not isinstance(inst.type, ir.IntType) or inst.type.width != 64:
+            return False
+        op = inst.opcode
+        if op == "ptrtoint":
+            return inst.operands[0] in self.shadowed
+        if op in _ADDRESS_ARITHMETIC:
+            a, b = inst.operands
+            if op == "sub":
+                return a in self.addresses and b not in self.addresses
+            return (a in self.addresses) != (b in self.addresses)
+        return False
+
     def _pointer_active(self, inst: ir.Instruction) -> bool:
         op = inst.opcode
         if op == "alloca":
@@ -236,13 +261,19 @@ class ActivityAnalysis:
             name = callee_name(inst)
             if is_allocation(name):
                 return True
-            if not self.policy.shadow_results or is_inactive_call(name):
+            if is_inactive_call(name):
+                return False
+            if returns_fresh_allocation(inst.called_function, self._fresh_memo):
+                return True  # an allocator wrapper (xmalloc, an aligned allocator)
+            if not self.policy.shadow_results:
                 return False
             return any(self.is_active(a) for a in inst.args)
         if op == "insertvalue":
             return any(self._has_shadow(v) for v in inst.operands[:2])
         if op == "freeze":
             return inst.operands[0] in self.shadowed
+        if op == "inttoptr" and inst.operands[0] in self.addresses:
+            return True
         if self.policy.shadow_results and op in ("inttoptr", "extractvalue",
                                                  "extractelement"):
             if self.policy.integers_carry:

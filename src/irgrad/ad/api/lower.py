@@ -35,6 +35,7 @@ from irgrad.ad.core.config import DerivativeMode
 from irgrad.ad.core.context import ContextHooks, DerivativeContext
 from irgrad.ad.core.defined_lanes import define_undefined_lanes
 from irgrad.ad.core.invoke import lower_invoke
+from irgrad.ad.core.known_asm import replace_known_asm
 from irgrad.ad.core.shadow_globals import set_roots, zero_shadows_before
 from irgrad.ad.forward.function import create_forward_diff
 from irgrad.ad.reverse.augmented import create_augmented_pair
@@ -79,7 +80,9 @@ def _reachable_functions(fn: ir.Function, done: set[ir.Function]) -> list[ir.Fun
 
 def lower_nested_calls(ctx: DerivativeContext, fn: ir.Function) -> None:
     """Lower the ``__enzyme_*`` calls in ``fn`` and in what it calls (once per function),
-    and give their undefined vector lanes a value (:mod:`irgrad.ad.core.defined_lanes`)."""
+    give their undefined vector lanes a value (:mod:`irgrad.ad.core.defined_lanes`) and
+    replace the inline assembly that computes a known operation by its intrinsic
+    (:mod:`irgrad.ad.core.known_asm`)."""
     state = ctx.analyses.setdefault("api.prepared", set())
     assert isinstance(state, set)
     for f in _reachable_functions(fn, state):
@@ -87,6 +90,7 @@ def lower_nested_calls(ctx: DerivativeContext, fn: ir.Function) -> None:
             continue
         state.add(f)  # before lowering: a request for f's own derivative inside f stops here
         define_undefined_lanes(f)
+        replace_known_asm(f)
         for call in list(f.instructions()):
             if not isinstance(call, ir.CallBase) or call.called_function is None:
                 continue

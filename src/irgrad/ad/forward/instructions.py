@@ -29,6 +29,7 @@ from irgrad.ad.rules.emit import (
     splat,
     strong_zero,
 )
+from irgrad.ad.rules.sign_bits import flip_sign, sign_bit_operation
 from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis
 from irgrad.analysis.global_activity import global_base
 from irgrad.errors import DifferentiationError
@@ -61,6 +62,9 @@ class ForwardPass:
         self.interleaved_args = list(interleaved_args)
         # pointers whose shadow is one interleaved buffer (a single value, not N lanes)
         self.interleaved: set[ir.Value] = set()
+        # integers holding an address whose tangent is the shadow's address (ptrtoint,
+        # then offsets and masks: hand-made aligned allocation)
+        self.addresses: set[ir.Value] = set()
         self.globals = global_activity_of(ctx)
 
     # -- driver ------------------------------------------------------------------------
@@ -251,10 +255,30 @@ class ForwardPass:
             if t is not None and src not in self.interleaved:
                 self.tangents[inst] = self.map_lanes(
                     ty, [t], [src.type], lambda x: self.b.cast(op, x, ty))
+                if op == "ptrtoint":
+                    self.addresses.add(inst)
             return
+        elif op in ("add", "sub", "and", "or", "xor") and self._address_arithmetic(inst):
+            # the shadow's address moved or masked the same way
+            k = 0 if inst.operands[0] in self.addresses else 1
+            other = inst.operands[1 - k]
+            t = self.tangent(inst.operands[k])
+            assert t is not None
+            self.tangents[inst] = self.map_lanes(
+                ty, [t], [ty], lambda x: self.b.insert(ir.BinaryOperator(
+                    op, *((x, other) if k == 0 else (other, x)))))
+            self.addresses.add(inst)
         elif op in ("fptosi", "fptoui", "fcmp", "icmp", "sitofp", "uitofp",
                     "trunc", "zext", "sext"):
             return  # integer/boolean results (and int->fp casts) carry no derivative
+        elif (sign := sign_bit_operation(inst)) is not None and \
+                self.tangent(inst.operands[sign[1]]) is not None:
+            # fabs / fneg / -fabs as a mask on a float's bits: flip the tangent's sign bit
+            kind, k = sign
+            x = inst.operands[k]
+            self.tangents[inst] = self.map_lanes(
+                ty, [self.tangent(x)], [x.type],  # type: ignore[list-item]
+                lambda t: flip_sign(self.b, kind, t, x))
         elif ty.is_integer or ty.is_void:
             if ty.is_integer and any(
                 self.tangent(o) is not None and o.type.is_fp_or_fp_vector for o in ops
@@ -263,6 +287,14 @@ class ForwardPass:
             return
         else:
             raise self.error(inst, f"cannot differentiate the instruction '{op}'")
+
+    def _address_arithmetic(self, inst: ir.Instruction) -> bool:
+        """One operand an address (see ``addresses``), the other not (a sub's address
+        first): the result is an address in the same block."""
+        a, b = inst.operands
+        if inst.opcode == "sub":
+            return a in self.addresses and b not in self.addresses
+        return (a in self.addresses) != (b in self.addresses)
 
     # -- arithmetic ----------------------------------------------------------------------
     def _vec_scale(self, partial: ir.Value, t: Tangent) -> Tangent:

@@ -39,6 +39,7 @@ from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.activity import has_float, holds_pointers
+from irgrad.analysis.allocating_functions import returns_fresh_allocation
 from irgrad.analysis.function_pointers import points_into_function_table, value_targets
 from irgrad.analysis.known_functions import (
     Allocator,
@@ -281,7 +282,9 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
             visit_vector_intrinsic(fp, call, name)
         return
     uses_globals = fp.globals.uses_active_globals(callee)
-    if not _has_tangents(fp, call) and not uses_globals:
+    # an allocator wrapper (xmalloc, an aligned allocator): its block needs a shadow
+    fresh = bool(call.uses) and returns_fresh_allocation(callee)
+    if not _has_tangents(fp, call) and not uses_globals and not fresh:
         return
     if (callee is not None and not callee.is_declaration and not call.uses
             and not writes_caller_memory(callee)):

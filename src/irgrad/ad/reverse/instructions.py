@@ -15,6 +15,7 @@ from irgrad.ad.reverse.adjoints import adjoint_zero
 from irgrad.ad.rules import Rule, lookup_instruction
 from irgrad.ad.rules import expr as E
 from irgrad.ad.rules.emit import emit_adjoint
+from irgrad.ad.rules.sign_bits import flip_sign, sign_bit_operation
 from irgrad.analysis.activity import has_float
 from irgrad.ir.builder import IRBuilder
 
@@ -116,6 +117,14 @@ def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuil
         return
     if op == "shufflevector":
         _reverse_shuffle(gu, inst, b)
+        return
+    sign = sign_bit_operation(inst)
+    if sign is not None and gu.adjoint_type(inst) is not None:
+        # fabs / fneg / -fabs written as a mask on the float's bits (rules/sign_bits.py)
+        kind, k = sign
+        x = inst.operands[k]
+        d_bits = b.bitcast(gu.diffe(inst, b), inst.type)
+        gu.add_to_diffe(x, flip_sign(b, kind, d_bits, gu.lookup_primal(x, bb)), b)
         return
     if not has_float(inst.type):
         raise gu.error("integer operation on an active floating-point value (its bits are "

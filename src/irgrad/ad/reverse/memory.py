@@ -135,6 +135,9 @@ def create_shadow(gu: GradientUtils, inst: ir.Instruction) -> ir.Value | None:
         return _record(gu, inst, s)
     if isinstance(inst, ir.CallInst):
         return _record(gu, inst, _shadow_allocation(gu, inst, b, name))
+    if op == "inttoptr":  # an address computed in an integer (see ActivityAnalysis)
+        bits = integer_shadow(gu, inst.operands[0], inst)
+        return _record(gu, inst, b.inttoptr(bits, inst.type, name=name))
     raise gu.error(f"cannot create a shadow for `{op}`", inst)
 
 
@@ -270,6 +273,15 @@ def integer_shadow(gu: GradientUtils, v: ir.Value, inst: ir.Instruction) -> ir.V
         b = _fwd_builder_after(gu, v)
         s = b.ptrtoint(gu.invert_pointer(v.value, v), v.type,
                        name=gu.fresh("s." + (v.name or "bits")))
+        return _record(gu, v, s)
+    if (isinstance(v, ir.BinaryOperator) and v in gu.activity.addresses):
+        # the shadow's address moved or masked the same way (an aligned allocation)
+        ops = [integer_shadow(gu, o, inst) if o in gu.activity.addresses else gu.primal(o)
+               for o in v.operands]
+        b = _fwd_builder_after(gu, v)
+        s = clone_with_operands(v, ops)
+        s.name = gu.fresh("s." + (v.name or "bits"))
+        b.insert(s)
         return _record(gu, v, s)
     raise gu.error("Cannot deduce the shadow of a pointer held in an integer (stored into "
                    "active memory)", inst)
