@@ -23,7 +23,15 @@ import contextvars
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from irgrad.analysis.rust_runtime import (
+    RUST_DEALLOC_SIZE_ARG,
+    is_rust_deallocator,
+    is_rust_inactive,
+    rust_allocator_fields,
+)
 
 if TYPE_CHECKING:
     from irgrad.ir.control import CallBase
@@ -67,6 +75,9 @@ class Allocator:
     free_args: tuple[int, ...] = (-1,)
     state_args: tuple[int, ...] = ()
     released_with_state: bool = False
+    # realloc-like: the argument giving the old block's size (Rust's __rust_realloc);
+    # None: the old block's usable size is asked of the C heap
+    old_size_arg: int | None = None
 
     @property
     def fresh(self) -> bool:
@@ -136,11 +147,23 @@ FREE_FUNCTIONS = frozenset(DEALLOCATORS)
 def allocator(name: str | None) -> Allocator | None:
     if name is None:
         return None
-    return _module().allocators.get(name) or ALLOCATORS.get(name)
+    return _module().allocators.get(name) or ALLOCATORS.get(name) or _rust_allocator(name)
+
+
+@lru_cache(maxsize=1024)
+def _rust_allocator(name: str) -> Allocator | None:
+    """Rust's allocator shims in whatever spelling rustc gave them
+    (:mod:`irgrad.analysis.rust_runtime`)."""
+    fields = rust_allocator_fields(name)
+    return Allocator(**fields) if fields is not None else None  # type: ignore[arg-type]
 
 
 def deallocator(name: str | None) -> Deallocator | None:
-    return DEALLOCATORS.get(name) if name is not None else None
+    if name is None:
+        return None
+    if is_rust_deallocator(name):  # __rust_dealloc(ptr, size, align)
+        return Deallocator(name, size_arg=RUST_DEALLOC_SIZE_ARG)
+    return DEALLOCATORS.get(name)
 
 
 def is_allocation(name: str | None) -> bool:
@@ -162,7 +185,7 @@ def free_pointer_arg(name: str | None) -> int | None:
     """The index of the argument a deallocator frees (None: not a deallocator)."""
     if name is None:
         return None
-    if name in FREE_FUNCTIONS:
+    if name in FREE_FUNCTIONS or is_rust_deallocator(name):
         return 0
     return _module().deallocators.get(name)
 
@@ -301,14 +324,14 @@ def enzyme_hint(name: str | None) -> str | None:
 
 class InactiveNames(frozenset[str]):
     """A set of function names that also contains every name with an inactive prefix
-    (C runtimes, the C++ standard library's text, I/O and error machinery, and Enzyme's
-    hints)."""
+    (C runtimes, the C++ standard library's text, I/O and error machinery, Enzyme's
+    hints, and Rust's panics and runtime probes)."""
 
     def __contains__(self, name: object) -> bool:
         return super().__contains__(name) or (
             isinstance(name, str)
             and (name.startswith(INACTIVE_PREFIXES) or is_cxx_inactive(name)
-                 or enzyme_hint(name) is not None))
+                 or enzyme_hint(name) is not None or is_rust_inactive(name)))
 
 
 # External functions that never carry derivatives and never write user data: I/O, time,
