@@ -131,6 +131,11 @@ class Deallocator:
 # releases of everything the pushes on a stack state allocated (the state is their first
 # argument): the tape release of irgrad.ad.core.tape_runtime
 STATE_RELEASE_FUNCTIONS = frozenset(["__irgrad_tape_release_nocache"])
+# releases of the heap blocks an object owns, through its descriptor (the first
+# argument): flang's runtime finalizes a derived-type object and deallocates its
+# allocatable components. The shadow object owns the shadow blocks: the derivative
+# releases both (reverse mode: after the reverse pass, which still reads them).
+OBJECT_RELEASE_FUNCTIONS = frozenset(["_FortranADestroy"])
 DEALLOCATORS: dict[str, Deallocator] = {
     d.name: d
     for d in (
@@ -138,7 +143,7 @@ DEALLOCATORS: dict[str, Deallocator] = {
         *(Deallocator(f"_Zd{k}Pv{tail}") for k in "la"
           for tail in ("", _NOTHROW, _ALIGN, _ALIGN + _NOTHROW)),
         *(Deallocator(f"_Zd{k}Pvm{tail}", size_arg=1) for k in "la" for tail in ("", _ALIGN)),
-        *(Deallocator(name) for name in STATE_RELEASE_FUNCTIONS),
+        *(Deallocator(name) for name in STATE_RELEASE_FUNCTIONS | OBJECT_RELEASE_FUNCTIONS),
     )
 }
 FREE_FUNCTIONS = frozenset(DEALLOCATORS)
@@ -200,6 +205,11 @@ def freed_pointer(call: CallBase) -> Value | None:
 def is_state_release(name: str | None) -> bool:
     """Frees what a stack allocator's pushes allocated (its argument is the state)."""
     return name in STATE_RELEASE_FUNCTIONS
+
+
+def is_object_release(name: str | None) -> bool:
+    """Frees the heap blocks an object owns (its argument is the object's descriptor)."""
+    return name in OBJECT_RELEASE_FUNCTIONS
 
 
 # -- pointer structure ----------------------------------------------------------------
@@ -507,6 +517,7 @@ __all__ = [
     "LIBM_FUNCTIONS",
     "MEMORY_TRANSFER_PREFIXES",
     "NO_MODULE_FUNCTIONS",
+    "OBJECT_RELEASE_FUNCTIONS",
     "SHADOW_MIRRORED_FUNCTIONS",
     "Allocator",
     "Deallocator",
@@ -530,6 +541,7 @@ __all__ = [
     "is_math_intrinsic",
     "is_memory_transfer",
     "is_memset",
+    "is_object_release",
     "is_shadow_mirrored",
     "is_state_release",
     "libm_names",
