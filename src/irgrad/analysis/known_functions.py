@@ -354,6 +354,9 @@ INACTIVE_FUNCTIONS = InactiveNames(
         "gettimeofday", "clock_gettime", "rand", "srand", "random", "srandom", "getenv",
         "atoi", "atof", "strlen", "strcmp", "strncmp", "malloc_usable_size",
         "__errno_location", "__cxa_guard_acquire", "__cxa_guard_release",
+        # numba's helpers of array views: reshape/ravel compute the new view's integer
+        # strides (the shadow view is made by the same code from the same integers)
+        "numba_attempt_nocopy_reshape",
     ]
 )  # fmt: skip
 
