@@ -29,6 +29,7 @@ from irgrad.numba.abi import (
     forward_wrapper,
     primal_wrapper,
     return_kind,
+    return_type_ll,
     reverse_wrapper,
     seeded_wrapper,
 )
@@ -53,7 +54,7 @@ class Built:
 
 def _ctype(k: ArgKind) -> Any:
     if k.kind == "float":
-        return ctypes.c_double
+        return ctypes.c_double if k.bits == 64 else ctypes.c_float
     return {8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[
         k.bits
     ]
@@ -78,7 +79,7 @@ def wrapper_argtypes(kinds: list[ArgKind], mode: str, out_ndim: int = 0
         else:
             out.append(_ctype(k))
             if k.kind == "float" and mode == "fwd":
-                out.append(ctypes.c_double)
+                out.append(_ctype(k))
     return out[0], out  # restype is filled in by the caller
 
 
@@ -112,7 +113,11 @@ def _set_environments(jit: Any, module: Any) -> list[Any]:
     return kept
 
 
-def kinds_of(py_func: Callable[..., Any], arg_types: tuple[Any, ...]) -> list[ArgKind]:
+def kinds_of(py_func: Callable[..., Any], arg_types: tuple[Any, ...],
+             inactive: tuple[int, ...] = ()) -> list[ArgKind]:
+    """How each argument is passed; the positions in ``inactive`` (floats and arrays
+    that ``argnums`` leaves out) are passed ``enzyme_const``."""
+    import dataclasses
     import inspect
 
     try:
@@ -120,13 +125,16 @@ def kinds_of(py_func: Callable[..., Any], arg_types: tuple[Any, ...]) -> list[Ar
     except (TypeError, ValueError):
         names = []
     names += [f"arg{i}" for i in range(len(names), len(arg_types))]
-    return [classify(t, names[i], i) for i, t in enumerate(arg_types)]
+    kinds = [classify(t, names[i], i) for i, t in enumerate(arg_types)]
+    return [dataclasses.replace(k, active=False) if i in inactive else k
+            for i, k in enumerate(kinds)]
 
 
 @functools.lru_cache(maxsize=256)
 def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
-          opt_level: int = 2) -> Built:
-    """Compile ``py_func`` for numba ``arg_types`` and synthesize the ``mode`` wrappers."""
+          opt_level: int = 2, inactive: tuple[int, ...] = ()) -> Built:
+    """Compile ``py_func`` for numba ``arg_types`` and synthesize the ``mode`` wrappers
+    (the arguments at the positions ``inactive`` are constant)."""
     from irgrad import ir
     from irgrad.llvm.canonicalize import canonicalize
     from irgrad.llvm.jit import JITModule
@@ -137,7 +145,7 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
     if mode not in MODES:
         raise UsageError(f"unknown derivative mode {mode!r}, expected one of {MODES}")
     name = getattr(py_func, "__name__", "function")
-    kinds = kinds_of(py_func, arg_types)
+    kinds = kinds_of(py_func, arg_types, inactive)
     text, cres = numba_module(py_func, arg_types)
     has_return, out_ndim = return_kind(cres.signature.return_type, name)
     fn_type = cres.target_context.call_conv.get_function_type(
@@ -148,8 +156,9 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
             f"{name}: numba's calling convention has {len(fn_type.args)} parameters, irgrad "
             f"expected {2 + exploded_count(kinds)} (unsupported numba version?)"
         )
+    ret_ll = return_type_ll(cres.signature.return_type)
     pieces = [replace_nrt_memory(text),
-              primal_wrapper(kinds, has_return, cres.fndesc.mangled_name, out_ndim)]
+              primal_wrapper(kinds, has_return, cres.fndesc.mangled_name, out_ndim, ret_ll)]
     if mode == "rev":
         pieces += [seeded_wrapper(kinds, has_return, out_ndim), reverse_wrapper(kinds, out_ndim)]
     else:
