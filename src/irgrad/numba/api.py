@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from irgrad.errors import UsageError
-from irgrad.numba.build import build, kinds_of
+from irgrad.numba.build import build, build_gradient_of_gradient, kinds_of
 from irgrad.numba.codegen import forward_source, reverse_source
 
 _counter = itertools.count()
@@ -45,6 +45,8 @@ _MODES = ("grad", "vjp", "jvp")
 def _py_func(func: Any) -> Callable[..., Any]:
     from numba.core.dispatcher import Dispatcher
 
+    if isinstance(func, NumbaDerivative):  # grad(grad(f)): the arguments are f's
+        return func.py_func
     if isinstance(func, Dispatcher):
         return func.py_func  # type: ignore[no-any-return]
     if callable(func):
@@ -74,8 +76,14 @@ class NumbaDerivative:
         if mode not in _MODES:
             raise UsageError(f"unknown derivative kind {mode!r}, expected one of {_MODES}")
         self.argnums = argnums
+        self.inner = func if isinstance(func, NumbaDerivative) else None
+        if self.inner is not None and (mode != "grad" or self.inner.mode != "grad"):
+            raise UsageError("irgrad differentiates a derivative only as grad(grad(f))")
+        if self.inner is not None and self.inner.inner is not None:
+            raise UsageError("irgrad differentiates a derivative only as grad(grad(f)); a "
+                             "third derivative is not supported")
         self.py_func = _py_func(func)
-        self._primal = func if hasattr(func, "py_func") else None
+        self._primal = func if hasattr(func, "py_func") and self.inner is None else None
         self.mode = mode
         self.opt_level = opt_level
         self.__name__ = f"{mode}_{self.py_func.__name__}"
@@ -126,7 +134,10 @@ class NumbaDerivative:
         from numba.core import types as nt
 
         if self.mode == "grad":
-            return self._select(kinds_of(self.py_func, types))
+            kinds = kinds_of(self.py_func, types)
+            if self.inner is not None:
+                self.inner._select(kinds)
+            return self._select(kinds)
         primals = types[0]
         if not isinstance(primals, nt.BaseTuple) or len(primals) != self._arity:
             raise UsageError(f"{self!r}: the first argument must be a tuple of the "
@@ -197,9 +208,13 @@ class NumbaDerivative:
         arg_types = types if self.mode == "grad" else tuple(types[0])
         name = self.py_func.__name__
         mode = "fwd" if self.mode == "jvp" else "rev"
-        inactive = tuple(i for i, k in enumerate(kinds)
-                         if k.kind in ("float", "array") and not k.active)
-        built = build(self.py_func, arg_types, mode, self.opt_level, inactive)
+        inactive = _inactive(kinds)
+        if self.inner is not None:  # grad(grad(f)): the inner gradient as IR
+            inner = _inactive(self.inner._select(kinds_of(self.py_func, arg_types)))
+            built = build_gradient_of_gradient(self.py_func, arg_types, inner, inactive,
+                                               self.opt_level)
+        else:
+            built = build(self.py_func, arg_types, mode, self.opt_level, inactive)
         if self.mode == "grad" and not built.has_return:
             what = "an array" if built.out_ndim else "None"
             raise UsageError(f"irgrad.grad: {name} returns {what}; grad needs a float64 "
@@ -222,6 +237,11 @@ class NumbaDerivative:
         adapter: Callable[..., Any] = namespace["adapter"]
         adapter.__irgrad_built__ = built  # type: ignore[attr-defined]  # keep the JIT alive
         return adapter
+
+
+def _inactive(kinds: list[Any]) -> tuple[int, ...]:
+    """Positions of the floats and arrays passed enzyme_const."""
+    return tuple(i for i, k in enumerate(kinds) if k.kind in ("float", "array") and not k.active)
 
 
 def _normalize_argnums(argnums: Any, arity: int, name: str) -> tuple[int, ...] | None:

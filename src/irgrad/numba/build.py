@@ -34,6 +34,7 @@ from irgrad.numba.abi import (
     seeded_wrapper,
 )
 from irgrad.numba.capture import numba_module
+from irgrad.numba.nested import gradient_primal, inner_wrappers
 from irgrad.numba.nrt import replace_nrt_memory, use_arena
 
 MODES = ("rev", "fwd")
@@ -135,13 +136,6 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
           opt_level: int = 2, inactive: tuple[int, ...] = ()) -> Built:
     """Compile ``py_func`` for numba ``arg_types`` and synthesize the ``mode`` wrappers
     (the arguments at the positions ``inactive`` are constant)."""
-    from irgrad import ir
-    from irgrad.llvm.canonicalize import canonicalize
-    from irgrad.llvm.jit import JITModule
-    from irgrad.llvm.load import parse_llvm
-    from irgrad.llvm.optimize import optimize
-    from irgrad.pipeline import lower_enzyme_calls, to_ir_model
-
     if mode not in MODES:
         raise UsageError(f"unknown derivative mode {mode!r}, expected one of {MODES}")
     name = getattr(py_func, "__name__", "function")
@@ -163,6 +157,45 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
         pieces += [seeded_wrapper(kinds, has_return, out_ndim), reverse_wrapper(kinds, out_ndim)]
     else:
         pieces.append(forward_wrapper(kinds, has_return, out_ndim))
+    return _compile(pieces, kinds, mode, has_return, out_ndim, name, opt_level)
+
+
+@functools.lru_cache(maxsize=64)
+def build_gradient_of_gradient(py_func: Callable[..., Any], arg_types: tuple[Any, ...],
+                               inner_inactive: tuple[int, ...],
+                               outer_inactive: tuple[int, ...], opt_level: int = 2) -> Built:
+    """The reverse wrappers of ``grad(grad(f))``: the inner gradient (one float: the
+    arguments at ``inner_inactive`` are constant) differentiated again with respect to the
+    arguments not in ``outer_inactive`` (:mod:`irgrad.numba.nested`)."""
+    name = getattr(py_func, "__name__", "function")
+    inner = kinds_of(py_func, arg_types, inner_inactive)
+    outer = kinds_of(py_func, arg_types, outer_inactive)
+    text, cres = numba_module(py_func, arg_types)
+    has_return, _ = return_kind(cres.signature.return_type, name)
+    active = [k for k in inner if k.differentiable]
+    if not has_return or len(active) != 1 or active[0].kind != "float" or \
+            any(k.kind == "array" and k.active for k in outer):
+        raise UsageError(
+            f"irgrad.grad(irgrad.grad({name})): the inner gradient must be one float (a "
+            "function of one float argument, or argnums=int selecting a float) and the "
+            "outer gradient must be taken with respect to float scalars")
+    pieces = [replace_nrt_memory(text),
+              inner_wrappers(inner, True, cres.fndesc.mangled_name,
+                             return_type_ll(cres.signature.return_type)),
+              gradient_primal(outer), seeded_wrapper(outer, True), reverse_wrapper(outer)]
+    return _compile(pieces, outer, "rev", True, 0, f"grad of grad of {name}", opt_level)
+
+
+def _compile(pieces: list[str], kinds: list[ArgKind], mode: str, has_return: bool,
+             out_ndim: int, name: str, opt_level: int) -> Built:
+    """The module text of ``pieces`` through irgrad's pipeline into a JIT."""
+    from irgrad import ir
+    from irgrad.llvm.canonicalize import canonicalize
+    from irgrad.llvm.jit import JITModule
+    from irgrad.llvm.load import parse_llvm
+    from irgrad.llvm.optimize import optimize
+    from irgrad.pipeline import lower_enzyme_calls, to_ir_model
+
     filename = f"<numba {name}>"
     module = parse_llvm("\n".join(pieces), filename)
     _make_internal(module)
