@@ -40,6 +40,17 @@ REVERSE = "irgrad_nb_rev"
 FORWARD = "irgrad_nb_fwd"
 WRAPPERS = (PRIMAL, SEEDED, REVERSE, FORWARD)
 
+# Where numba's function puts the description of an exception it raises (its ``excinfo``
+# parameter). A global registered inactive (Enzyme's ``__enzyme_inactive_global``): a
+# pointer to constant exception data stored there carries no derivative, also when numba
+# left the function that raises out of line (otherwise the slot, passed to a call that
+# also gets active arrays, would count as memory that may hold active pointers). The
+# derivative wrappers hold the arena's lock, so one call uses the slot at a time.
+EXCEPTION_SLOT = "irgrad_nb_excinfo"
+EXCEPTION_SLOT_IR = f"""@{EXCEPTION_SLOT} = internal global ptr null, align 8
+@__enzyme_inactive_global_irgrad_nb = global [1 x ptr] [ptr @{EXCEPTION_SLOT}]
+"""
+
 
 @dataclass(frozen=True)
 class ArgKind:
@@ -259,13 +270,12 @@ def primal_wrapper(kinds: list[ArgKind], has_return: bool, internal: str,
         f"define {ret} @{PRIMAL}({', '.join(params)}) {{",
         "entry:",
         f"  %ret = alloca {slot}, align 8",
-        "  %exc = alloca ptr, align 8",
-        "  store ptr null, ptr %exc, align 8",
+        f"  store ptr null, ptr @{EXCEPTION_SLOT}, align 8",
     ]
     if has_return:
         lines.append(f"  store {ret_ll} 0.0, ptr %ret, align 8")
     lines += body
-    call_args = ", ".join(["ptr %ret", "ptr %exc", *args])
+    call_args = ", ".join(["ptr %ret", f"ptr @{EXCEPTION_SLOT}", *args])
     lines.append(f'  %st = call i32 @"{internal}"({call_args})')
     lines.append("  store i32 %st, ptr %status, align 4")
     if has_return:

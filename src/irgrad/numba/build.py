@@ -20,6 +20,7 @@ from typing import Any
 
 from irgrad.errors import UsageError
 from irgrad.numba.abi import (
+    EXCEPTION_SLOT_IR,
     FORWARD,
     REVERSE,
     WRAPPERS,
@@ -93,8 +94,8 @@ def _make_internal(module: Any) -> None:
     for gv in module.global_variables:
         if gv.name.startswith(_ENV_PREFIX):
             gv.linkage = llvm.Linkage.external  # set to numba's Environment after JIT
-        elif not gv.is_declaration:
-            gv.linkage = llvm.Linkage.internal
+        elif not gv.is_declaration and not gv.name.startswith("__enzyme_"):
+            gv.linkage = llvm.Linkage.internal  # (registrations stay until AD reads them)
 
 
 def _set_environments(jit: Any, module: Any) -> list[Any]:
@@ -197,7 +198,7 @@ def _compile(pieces: list[str], kinds: list[ArgKind], mode: str, has_return: boo
     from irgrad.pipeline import lower_enzyme_calls, to_ir_model
 
     filename = f"<numba {name}>"
-    module = parse_llvm("\n".join(pieces), filename)
+    module = parse_llvm("\n".join([*pieces, EXCEPTION_SLOT_IR]), filename)
     _make_internal(module)
     module = canonicalize(module, filename=filename)
     model = lower_enzyme_calls(to_ir_model(module, filename))
