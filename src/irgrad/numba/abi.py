@@ -69,6 +69,10 @@ class ArgKind:
     ndim: int = 0
     name: str = ""
     active: bool = True
+    # an F-order or strided array: the derivative works on a C-contiguous copy, whose
+    # contents go back into the array afterwards when it is ``writable``
+    contiguous: bool = True
+    writable: bool = True
 
     @property
     def differentiable(self) -> bool:
@@ -104,14 +108,12 @@ def classify(numba_type: Any, name: str, position: int) -> ArgKind:
                 f"{where}: irgrad differentiates float64 and float32 arrays, got an array "
                 f"of {numba_type.dtype} (convert with .astype(np.float64))"
             )
-        if numba_type.layout != "C" or numba_type.ndim < 1:
-            raise UsageError(
-                f"{where}: irgrad needs a C-contiguous float64 array, got a "
-                f"{'non-contiguous' if numba_type.layout != 'C' else '0-d'} array "
-                f"({numba_type}); pass np.ascontiguousarray(x)"
-            )
+        if numba_type.ndim < 1:
+            raise UsageError(f"{where}: irgrad needs an array of at least one dimension, "
+                             f"got a 0-d array ({numba_type}); pass a float instead")
         return ArgKind("array", bits=numba_type.dtype.bitwidth, ndim=numba_type.ndim,
-                       name=name)
+                       name=name, contiguous=numba_type.layout == "C",
+                       writable=bool(numba_type.mutable))
     raise UsageError(
         f"{where}: irgrad supports float64/float32 scalars, C-contiguous float64/float32 "
         f"arrays and integer scalars (constant), got {numba_type}"

@@ -18,9 +18,10 @@ and from other ``@njit`` functions::
 Supported arguments: float64 and float32 scalars (active), C-contiguous float64 and
 float32 arrays of any rank (duplicated: shadow of the same shape and dtype), integer and
 boolean scalars (constant); ``grad(f, argnums=...)`` makes the floats and arrays it does
-not select constant (JAX's convention for the result). Anything else (int arrays,
-non-contiguous arrays, tuples, ...) is a :class:`~irgrad.errors.UsageError` naming the
-argument. ``f`` returns a float64 (grad,
+not select constant (JAX's convention for the result). F-order and strided arrays go
+to the derivative as C-contiguous copies (written back afterwards when writable).
+Anything else (int arrays, 0-d arrays, tuples, ...) is a
+:class:`~irgrad.errors.UsageError` naming the argument. ``f`` returns a float64 (grad,
 vjp, jvp), a C-contiguous float64 array (vjp: ``ct_return`` is an array of its shape;
 jvp: ``value`` and ``value_tangent`` are arrays, and ``f`` runs once more first to learn
 the shape) or None (vjp/jvp of functions that only write into array arguments). Arrays
@@ -205,7 +206,10 @@ class NumbaDerivative:
         import numpy as np
 
         kinds = self._check_types(types)
-        arg_types = types if self.mode == "grad" else tuple(types[0])
+        # F-order and strided arrays reach the derivative as C-contiguous copies (see
+        # irgrad.numba.codegen): numba compiles the function for C-contiguous arrays
+        arg_types = tuple(_c_layout(t) for t in
+                          (types if self.mode == "grad" else tuple(types[0])))
         name = self.py_func.__name__
         mode = "fwd" if self.mode == "jvp" else "rev"
         inactive = _inactive(kinds)
@@ -237,6 +241,14 @@ class NumbaDerivative:
         adapter: Callable[..., Any] = namespace["adapter"]
         adapter.__irgrad_built__ = built  # type: ignore[attr-defined]  # keep the JIT alive
         return adapter
+
+
+def _c_layout(t: Any) -> Any:
+    from numba.core import types as nt
+
+    if isinstance(t, nt.Array) and t.layout != "C":
+        return t.copy(layout="C")
+    return t
 
 
 def _inactive(kinds: list[Any]) -> tuple[int, ...]:

@@ -45,6 +45,24 @@ def _call(kinds: list[ArgKind], args: list[str], shadows: list[str], mode: str,
     return out
 
 
+def _contiguous_copies(kinds: list[ArgKind]) -> tuple[list[str], list[str], list[str]]:
+    """For F-order and strided array arguments: C-contiguous copies before the call (the
+    derivative's ABI passes C strides), their contents written back after it; and the
+    argument names the call uses."""
+    before: list[str] = []
+    after: list[str] = []
+    names: list[str] = []
+    for i, k in enumerate(kinds):
+        if k.kind == "array" and not k.contiguous:
+            before.append(f"    c{i} = np.ascontiguousarray(a{i})")
+            if k.writable:
+                after.append(f"    a{i}[...] = c{i}")
+            names.append(f"c{i}")
+        else:
+            names.append(f"a{i}")
+    return before, after, names
+
+
 def _status_check(name: str) -> list[str]:
     return [
         "    if st[0] != 0 and st[0] != -2:",
@@ -102,13 +120,16 @@ def reverse_source(name: str, kinds: list[ArgKind], vjp: bool, out_ndim: int = 0
         else:
             lines.append(f"    d{i} = np.zeros(a{i}.shape, {_dtype(kinds[i])})")
         shadows.append(f"d{i}")
-    args = _call(kinds, [f"a{i}" for i in range(n)], shadows, "rev")
+    before, after, names = _contiguous_copies(kinds)
+    lines += before
+    args = _call(kinds, names, shadows, "rev")
     if out_ndim:  # the cotangent of the returned array seeds the shadow of its copy
         lines += ["    ct = np.ascontiguousarray(ct_return)", "    out = np.empty(ct.shape)",
                   "    dout = ct.copy()", f"    oshape = np.zeros({out_ndim}, np.int64)"]
         args = ["out.ctypes.data", "dout.ctypes.data", "ct.size", "oshape.ctypes.data", *args]
         seed = "1.0"
     lines.append(f"    FN(st.ctypes.data, ds.ctypes.data, {seed}, {', '.join(args)})")
+    lines += after
     if out_ndim:
         lines += _out_checks(name, out_ndim, "ct", "ct_return")
     lines += _status_check(name)
@@ -139,7 +160,9 @@ def forward_source(name: str, kinds: list[ArgKind], has_return: bool,
         else:
             lines.append(f"    t{i} = {_dtype(kinds[i])}(tangents[{j}])")
             tangents.append(f"t{i}")
-    args = _call(kinds, [f"a{i}" for i in range(n)], shadows, "fwd", tangents)
+    before, after, names = _contiguous_copies(kinds)
+    lines += before
+    args = _call(kinds, names, shadows, "fwd", tangents)
     if out_ndim:
         lines += [f"    r = PRIMAL({', '.join(f'a{i}' for i in range(n))})",
                   "    out = np.empty(r.shape)", "    tout = np.zeros(r.shape)",
@@ -147,6 +170,7 @@ def forward_source(name: str, kinds: list[ArgKind], has_return: bool,
         args = ["out.ctypes.data", "tout.ctypes.data", "out.size", "oshape.ctypes.data", *args]
     call = f"FN(st.ctypes.data, po.ctypes.data, {', '.join(args)})"
     lines.append(f"    tv = {call}" if has_return else f"    {call}")
+    lines += after
     if out_ndim:
         lines += _out_checks(name, out_ndim, "out", "the result (f changed between two calls?)")
     lines += _status_check(name)
