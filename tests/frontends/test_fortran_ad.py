@@ -76,3 +76,37 @@ def test_readme_fortran_section(tmp_path: Path) -> None:
     run = subprocess.run([str(tmp_path / "energy")], capture_output=True, text=True,
                          check=False, timeout=60)
     assert run.returncode == 0 and run.stdout.split() == ["5.00", "16.00", "33.00"], run.stdout
+
+
+STAT_ALLOCATE = """
+function g(x, n) result(e) bind(c, name="g")
+  use iso_c_binding
+  implicit none
+  integer(c_int), value :: n
+  real(c_double), intent(in) :: x(n)
+  real(c_double) :: e
+  real(c_double), allocatable :: a(:)
+  integer :: ierr
+  allocate(a(n), stat=ierr)
+  a(:) = x * 2
+  e = sum(a * a)
+  deallocate(a, stat=ierr)
+end function
+"""
+
+
+def test_runtime_allocation_is_a_located_error(tmp_path: Path) -> None:
+    """allocate/deallocate with stat= call flang's runtime, which irgrad does not
+    differentiate yet: an error at the Fortran line, not a wrong derivative."""
+    import numpy as np
+
+    import irgrad
+    from irgrad.errors import DifferentiationError
+
+    src = tmp_path / "stat.f90"
+    src.write_text(STAT_ALLOCATE)
+    lib = irgrad.compile(src, opt_level=2, cache_dir=tmp_path / "cache")
+    with pytest.raises(DifferentiationError,
+                       match=r"stat\.f90:13:\d+: error: No derivative found for "
+                             r"_FortranAAllocatableDeallocate"):
+        lib.gradient("g")(np.ones(3), 3)
