@@ -19,8 +19,9 @@ the run.
 
 Run: ``.venv/bin/python bench/kernels.py [n] [--min]``: n defaults to 200000, medians of
 15 calls. ``--min`` is the quick mode: n defaults to 20000, the fastest of 5 calls
-(steadier on a loaded machine). Target: gradient <= 3x primal. Measures only; no test
-asserts on time.
+(steadier on a loaded machine). Target: gradient <= 3x primal. Beside each row: the tape
+bytes of one gradient call as the explain report (``--explain-ad``) predicts them.
+Measures only; no test asserts on time.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -131,14 +133,27 @@ void tangent_singles8(const double *x, const double *const *tx, const double *y,
 """
 
 
-def build(name: str, ad_first: bool) -> JITModule:
-    """The kernel with its gradient (and, built the normal way, its tangents)."""
+def build(name: str, ad_first: bool, reports: list[Any] | None = None) -> JITModule:
+    """The kernel with its gradient (and, built the normal way, its tangents); the
+    explain reports of its reverse-mode derivatives go into ``reports``."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / f"{name}.c"
         src.write_text(HEADER + KERNELS[name] + WRAPPER + ("" if ad_first else FORWARD_WRAPPERS))
         bc = compile_c(src, opt_level=0 if ad_first else 2)
-    opts = PipelineOptions(opt_level=2, pre_ad=not ad_first)
+    opts = PipelineOptions(opt_level=2, pre_ad=not ad_first,
+                           explain_sink=None if reports is None else reports.append)
     return JITModule(run_pipeline(bc, filename=name, options=opts), filename=name)
+
+
+def tape_bytes(reports: list[Any], n: int) -> int:
+    """The tape the explain reports predict for one gradient call, with every loop whose
+    trip count is known only at run time running ``n`` times (true of these kernels)."""
+    total = 0
+    for r in reports:
+        total += r.static_bytes()
+        for loops, per_iteration in r.runtime_bytes().items():
+            total += per_iteration * n ** len(loops)
+    return total
 
 
 def call_times(fn: object, args: tuple[object, ...], reps: int) -> list[float]:
@@ -158,6 +173,7 @@ class Row:
     tangent: float
     single8: float
     width8: float
+    tape: int  # bytes, as the explain report predicts
 
 
 def _p(a: np.ndarray) -> ctypes.c_void_p:
@@ -170,7 +186,8 @@ def _ptrs(arrays: list[np.ndarray]) -> ctypes.Array[ctypes.c_void_p]:
 
 def measure(name: str, n: int, reps: int = 15, stat: str = "median") -> Row:
     vp, lg, dbl = ctypes.c_void_p, ctypes.c_long, ctypes.c_double
-    jit = build(name, ad_first=False)
+    reports: list[Any] = []
+    jit = build(name, ad_first=False, reports=reports)
     primal = jit.get("k", dbl, [vp, vp, vp, lg])
     grad = jit.get("grad", None, [vp, vp, vp, vp, vp, vp, lg])
     tangent = jit.get("tangent", dbl, [vp, vp, vp, vp, vp, lg])
@@ -210,6 +227,7 @@ def measure(name: str, n: int, reps: int = 15, stat: str = "median") -> Row:
         tangent=timed(tangent, _p(x), _p(tx[0]), _p(y), _p(w), _p(tw[0]), n),
         single8=timed(singles8, _p(x), _ptrs(tx), _p(y), _p(w), _ptrs(tw), n, _p(out8)),
         width8=timed(tangent8, _p(x), _ptrs(tx), _p(y), _p(w), _ptrs(tw), n, _p(out8)),
+        tape=tape_bytes(reports, n),
     )
 
 
@@ -222,14 +240,15 @@ def main() -> None:
           "speedup = (8 single-direction tangent calls) / (one width-8 call)")
     head = (f"{'kernel':<12} {'primal ms':>9} {'grad/primal':>11} {'AD on unopt IR':>14} "
             f"{'tangent/primal':>14} {'8 x single ms':>13} {'width 8 ms':>10} "
-            f"{'speedup':>7}")
+            f"{'speedup':>7} {'tape bytes':>10}")
     print(head)
     print("-" * len(head))
     for name in KERNELS:
         r = measure(name, n, reps=reps, stat=stat)
         print(f"{name:<12} {r.primal * 1e3:9.3f} {r.grad / r.primal:11.2f} "
               f"{r.grad_unopt / r.primal:14.2f} {r.tangent / r.primal:14.2f} "
-              f"{r.single8 * 1e3:13.3f} {r.width8 * 1e3:10.3f} {r.single8 / r.width8:7.2f}",
+              f"{r.single8 * 1e3:13.3f} {r.width8 * 1e3:10.3f} {r.single8 / r.width8:7.2f} "
+              f"{r.tape:10d}",
               flush=True)
 
 

@@ -10,6 +10,7 @@ APT_PKGS=(
   make cmake ninja-build binutils    # tests/build: make and CMake projects, ar
   libclang-rt-22-dev                 # irgrad cc -fsanitize=address/undefined, tests/fuzz
   libboost-dev libeigen3-dev         # tests/realworld: Boost.Odeint and Eigen programs
+  libopenblas-dev liblapack-dev liblapacke-dev  # tests/blas: programs calling CBLAS, Fortran BLAS/LAPACK, LAPACKE
 )
 
 need_apt=()

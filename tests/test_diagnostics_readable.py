@@ -81,11 +81,8 @@ def test_there_are_cases() -> None:
 @pytest.mark.parametrize("src", ERROR_PROGRAMS,
                          ids=[f"{p.parent.parent.name}/{p.stem}" for p in ERROR_PROGRAMS])
 def test_error_program_through_opt(
-        src: Path, request: pytest.FixtureRequest,
+        src: Path,
         results: dict[Path, tuple[Path, subprocess.CompletedProcess[str]]]) -> None:
-    if src.stem == "bytewise_copy_untyped":  # see tests/ad_reverse/test_programs.py
-        request.applymarker(pytest.mark.xfail(strict=True, reason="compiles since the "
-                                              "type-evidence work (issue 17, open)"))
     ll, proc = results[src]
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert _expected(src) in proc.stderr, proc.stderr

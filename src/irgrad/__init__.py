@@ -19,6 +19,7 @@ _EXPORTS: dict[str, str] = {
     "compile": "irgrad.python.library",
     "compile_c": "irgrad.python.library",
     "Library": "irgrad.python.library",
+    "explain_ad": "irgrad.python.explain",
     "Function": "irgrad.python.callables",
     "Active": "irgrad.python.annotations",
     "Const": "irgrad.python.annotations",

@@ -67,6 +67,12 @@ def _opt_parser() -> argparse.ArgumentParser:
         "--print-activity", metavar="FN", action="append", default=[],
         help="print activity analysis of function FN (before AD) to stdout",
     )
+    parser.add_argument(
+        "--explain-ad", action="store_true",
+        help="report, for each reverse-mode derivative, what is cached on the tape (source "
+        "line, bytes per iteration, totals for trip counts known at compile time), what is "
+        "recomputed and why, and the tape's peak size (to stderr)",
+    )
     return parser
 
 
@@ -74,7 +80,7 @@ def run_opt(argv: Sequence[str]) -> int:
     """``irgrad opt``: the pipeline on one module, text (-S) or bitcode out."""
     args = _opt_parser().parse_args(list(argv))
     from irgrad.llvm.load import load_file
-    from irgrad.pipeline import PipelineOptions, run_pipeline
+    from irgrad.pipeline import PipelineOptions, explain_sink, run_pipeline
 
     filename = "<stdin>" if args.input == "-" else args.input
     module = load_file(args.input)
@@ -84,6 +90,7 @@ def run_opt(argv: Sequence[str]) -> int:
     options = PipelineOptions(
         opt_level=args.opt_level, pre_ad=args.pre_ad, print_analyses=printed,
         analysis_sink=lambda text: print(text, file=sys.stdout, flush=True),
+        explain_sink=explain_sink(args.explain_ad),
     )
     module = run_pipeline(module, filename=filename, options=options)
     data = str(module).encode() if args.text else module.as_bitcode()

@@ -9,9 +9,10 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import llvmlite.binding as llvm
 
@@ -23,14 +24,15 @@ if TYPE_CHECKING:  # irgrad.ir is imported lazily (it is the heavier part)
     from irgrad.ir import Module
 
 
-def lower_enzyme_calls(module: Module) -> Module:
-    """Replace every ``__enzyme_*`` call in ``module`` by a call to a synthesized derivative.
+def lower_enzyme_calls(module: Module, explain: list[Any] | None = None) -> Module:
+    """Replace every ``__enzyme_*`` call in ``module`` by a call to a synthesized derivative
+    (with ``explain``: append each reverse-mode derivative's report to it).
 
     The work is done by :func:`irgrad.ad.api.lower_enzyme_calls`.
     """
     from irgrad.ad.api import lower_enzyme_calls as lower
 
-    return lower(module)
+    return lower(module, explain)
 
 
 def registered_functions(module: llvm.ModuleRef, filename: str = "<input>"
@@ -79,6 +81,21 @@ class PipelineOptions:
     # analyses to print before AD, as (kind, function) with kind 'type' or 'activity'
     print_analyses: tuple[tuple[str, str], ...] = ()
     analysis_sink: Callable[[str], None] | None = None  # where printed analyses go
+    # --explain-ad: each reverse-mode derivative's report (what is cached, recomputed, the
+    # tape's size; an irgrad.ad.reverse.explain.DerivativeReport) is passed here
+    explain_sink: Callable[[Any], None] | None = None
+
+
+def explain_sink(enabled: bool) -> Callable[[Any], None] | None:
+    """Where ``--explain-ad`` reports go: standard error (standard output may carry IR or
+    a program's output), one blank line between derivatives; None when not asked for."""
+    if not enabled:
+        return None
+
+    def sink(report: Any) -> None:
+        print(f"irgrad: explain: {report.render()}\n", file=sys.stderr, flush=True)
+
+    return sink
 
 
 def to_ir_model(module: llvm.ModuleRef, filename: str = "<input>") -> Module:
@@ -126,7 +143,11 @@ def run_pipeline(
             with module_functions(read_registrations(model).known()):
                 for kind, fn_name in opts.print_analyses:
                     sink(run_print_option(model, kind, fn_name))
-        model = lower_enzyme_calls(model)
+        reports: list[Any] | None = [] if opts.explain_sink is not None else None
+        model = lower_enzyme_calls(model, reports)
+        if opts.explain_sink is not None and reports is not None:
+            for report in reports:
+                opts.explain_sink(report)
         _release_noinline(model, release)
         module = from_ir_model(model, f"{filename} (after irgrad)")
     return optimize(module, opts.opt_level)

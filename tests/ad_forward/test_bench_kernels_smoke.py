@@ -1,6 +1,7 @@
 """Smoke test of bench/kernels.py in its quick mode: it runs, checks its derivatives
 against each other before timing (forward vs reverse, width-8 lanes vs single calls, the
-gradient of the unoptimized IR) and prints one row per kernel. No timing is asserted."""
+gradient of the unoptimized IR) and prints one row per kernel, with the tape bytes the
+explain report predicts. No timing is asserted."""
 
 from __future__ import annotations
 
@@ -22,4 +23,5 @@ def test_bench_kernels_quick_mode() -> None:
     names = [r[0] for r in rows]
     assert names == ["dot", "sum_sin_x", "matvec", "polynomial", "stencil", "running_max"]
     for r in rows:
-        assert len(r) == 8 and all(re.fullmatch(r"\d+\.\d+", v) for v in r[1:]), r
+        assert len(r) == 9 and all(re.fullmatch(r"\d+\.\d+", v) for v in r[1:8]), r
+        assert re.fullmatch(r"\d+", r[8]), r  # tape bytes, from the explain report

@@ -122,15 +122,9 @@ def test_programs_exist() -> None:
     assert len({p.stem for p in ALL_PROGRAMS}) == len(ALL_PROGRAMS)
 
 
-# Open bugs (program, level, route) -> what goes wrong (issue 13, open)
-OPEN_BUGS: dict[object, str] = {
-    **{("higher_order_tapes_iter", lv, r): "reverse over forward over reverse of a loop "
-       "whose tape grows: segfault in free inside diffe_fwddiffe_diffe_damped (the forward "
-       "derivative of the inner reverse never releases its tape)"
-       for lv in LEVELS for r in ("cc", "opt")},
-    "bytewise_copy_untyped": "compiles since the type-evidence work (byte copies of float "
-    "data are typed from either end); make it a program that checks its numbers",
-}
+# Open bugs (program, level, route) -> what goes wrong (none open today; a new one is a
+# strict xfail here until it is fixed)
+OPEN_BUGS: dict[object, str] = {}
 
 
 def _open_bug(request: pytest.FixtureRequest, key: object) -> None:

@@ -177,9 +177,6 @@ void gw(const double *x, double *dx, double *y, double *dy) {
                for i in b.instructions)
 
 
-@pytest.mark.xfail(strict=True, reason="open since the merges of this wave: the adjoint "
-                   "comes back +0.0 (a local shadow reset to +0.0 instead of -0.0, or an "
-                   "adjoint accumulated from +0.0)")
 @pytest.mark.parametrize("level", [0, 2])
 def test_adjoint_keeps_negative_zero(level: int) -> None:
     """d/dx (x * -0.0) = -0.0: adjoints accumulate from -0.0, so the sign survives."""

@@ -54,9 +54,6 @@ OPEN_BUGS: dict[tuple[str, str, str], str] = {
     "memcpy/memmove' in explicit_error_generic_rk's constructor (issue 17, open)",
     ("odeint_lorenz.cpp", "O0", "opt"): "-O0: 'Cannot deduce type of the data copied by "
     "memcpy/memmove' in explicit_error_generic_rk's constructor (issue 17, open)",
-    ("uint64_roundtrip.c", "vectorized", "opt"): "vectorized IR: the reverse derivative of "
-    "'energy' is 0.405 instead of 0.790 (doubles carried in <N x i64> vectors; issue 17, "
-    "open; the program catches it)",
     **{("eigen_least_squares.cpp", lv, r): "'inactive pointer stored into memory that also "
        "holds active pointers' in DenseStorage::resize (Eigen's dynamic storage; issue 17, "
        "open)" for lv, r in [("O0", "cc"), ("O0", "opt"), ("O3-native", "cc")]},

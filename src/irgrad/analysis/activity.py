@@ -71,6 +71,11 @@ _INTEGER_BARRIERS = ("fptosi", "fptoui", "icmp", "fcmp", "ptrtoint")
 _POINTER_DERIVED = ("getelementptr", "bitcast", "addrspacecast", "freeze")
 
 
+def _is_integer_like(t: ir.Type) -> bool:
+    """An integer or a vector of integers (``<2 x i64>``: two doubles moved as words)."""
+    return isinstance(t.element if isinstance(t, ir.VectorType) else t, ir.IntType)
+
+
 def holds_pointers(t: ir.Type) -> bool:
     """True for pointers and structs/arrays that contain them."""
     if t.is_pointer:
@@ -258,7 +263,7 @@ class ActivityAnalysis:
         when the policy says so, or type analysis says it holds a float)?"""
         if has_float(v.type) or self.policy.integers_carry:
             return True
-        return (self.types is not None and v.type.is_integer
+        return (self.types is not None and _is_integer_like(v.type)
                 and self.types.carries_float(v))
 
     def loads_active(self, pointer: ir.Value) -> bool:
@@ -295,7 +300,7 @@ class ActivityAnalysis:
             v = inst.value
             if v.type.is_pointer:
                 return v in self.shadowed
-            if isinstance(v.type, ir.IntType):
+            if _is_integer_like(v.type):
                 return self.may_carry(v) and v in self.varied
             if has_float(v.type):
                 return v in self.varied
@@ -522,7 +527,7 @@ def alloca_may_hold(pointer: ir.Value, active: Container[ir.Value]) -> bool:
         if isinstance(w, ir.StoreInst):
             v = w.value
             if v in active or not (v.type.is_pointer or has_float(v.type)
-                                   or isinstance(v.type, ir.IntType)):
+                                   or _is_integer_like(v.type)):
                 return True
         elif w.args[1] in active:  # type: ignore[attr-defined]
             return True

@@ -5,7 +5,9 @@ math library.
 Every part of irgrad asks this module (activity analysis, type analysis, forward and
 reverse mode, the derivative rules): a library function is taught to irgrad once, here.
 The derivative *rules* of the math functions live in :mod:`irgrad.ad.rules`, which takes
-the names from :data:`LIBM_FUNCTIONS`.
+the names from :data:`LIBM_FUNCTIONS`. BLAS and LAPACK routines, in every spelling, are
+described argument by argument in :mod:`irgrad.analysis.blas` (what they read and write,
+what their pointers hold); their rules are :mod:`irgrad.ad.rules.blas` and siblings.
 
 A module can teach irgrad its own functions with Enzyme's registrations and attributes
 (``__enzyme_inactivefn``, ``__enzyme_function_like``, ``__enzyme_allocation_like``,

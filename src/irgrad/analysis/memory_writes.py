@@ -5,6 +5,7 @@ before it recomputes a load instead of caching it (``may_be_overwritten``).
 from __future__ import annotations
 
 from irgrad import ir
+from irgrad.analysis.blas import written_arguments
 from irgrad.analysis.frees import guaranteed_free_of
 from irgrad.analysis.known_functions import (
     callee_name,
@@ -58,6 +59,9 @@ def written_object(inst: ir.Instruction) -> object:
         return base
     if is_memory_transfer(name) or is_memset(name):
         return underlying_object(inst.args[0])
+    written = written_arguments(inst)  # BLAS/LAPACK: only its output arrays
+    if written is not None and len(written) <= 1:
+        return underlying_object(written[0]) if written else _NO_WRITE
     if (is_inactive_function(name) or name.startswith("llvm.")
             or (fn.is_declaration and is_math_function(name))
             or (not fn.is_declaration and is_read_only(fn))):

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 
+from irgrad.analysis.blas import is_blas_function, pointer_element
 from irgrad.analysis.known_functions import (
     enzyme_hint,
     is_allocation,
@@ -429,6 +430,9 @@ class _FunctionTypeAnalysis:
         if _MEMSET_RE.match(name) and len(args) >= 3:
             self.set_scalar(args[2], INTEGER)
             return
+        if fn is not None and fn.is_declaration and is_blas_function(name):
+            self.visit_blas_call(call)
+            return
         if fn is not None and fn.is_declaration:
             if is_math_function(name) or is_math_intrinsic(name):
                 for a in args:
@@ -444,6 +448,23 @@ class _FunctionTypeAnalysis:
             for a, t in zip(args, res.arg_trees, strict=True):
                 self.update(a, t)
 
+
+    def visit_blas_call(self, call: CallBase) -> None:
+        """A BLAS/LAPACK routine: its arrays and by-reference scalars hold its element
+        type, its sizes and flags are integers (:func:`irgrad.analysis.blas.pointer_element`)."""
+        for k, a in enumerate(call.args):
+            what = pointer_element(call, k)
+            if what is None:
+                if a.type.is_integer:
+                    self.set_scalar(a, INTEGER)
+                continue
+            ct = {"double": DOUBLE, "float": FLOAT}.get(what, INTEGER)
+            if not a.type.is_pointer:
+                if ct is INTEGER:
+                    self.set_scalar(a, INTEGER)
+                continue
+            self.set_scalar(a, POINTER)
+            self.update_pointee(a, TypeTree({(-1,): ct}))
 
     def visit_type_hint(self, args: list[Value], ct: ConcreteType, size: int) -> None:
         """``__enzyme_double(p, bytes)`` and friends: what the memory at ``p`` holds."""

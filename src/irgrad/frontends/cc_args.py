@@ -30,7 +30,7 @@ _PASSTHROUGH_PREFIXES = ("-print-", "--print-")
 _X_LANGUAGES = {"c": "c", "c++": "c++", "f95": "fortran", "f77": "fortran",
                 "fortran": "fortran", "ir": "ir", "rust": "rust"}
 _LINK_INPUT_SUFFIXES = (".o", ".a", ".so", ".obj", ".lo")
-_IRGRAD_OPTIONS = ("--print-activity", "--print-type-analysis", "--no-pre-ad")
+_IRGRAD_OPTIONS = ("--print-activity", "--print-type-analysis", "--no-pre-ad", "--explain-ad")
 
 PERSONALITIES = ("cc", "c++", "fortran")
 
@@ -74,6 +74,7 @@ class Invocation:
     # and to the link (irgrad instruments the differentiated module itself)
     sanitize_flags: list[str] = field(default_factory=list)
     print_analyses: list[tuple[str, str]] = field(default_factory=list)  # (kind, function)
+    explain_ad: bool = False  # --explain-ad: report what each derivative caches/recomputes
     argv: list[str] = field(default_factory=list)
 
     @property
@@ -204,13 +205,15 @@ def _irgrad_option(inv: Invocation, option: str) -> None:
     name, _, value = option.partition("=")
     if name in ("--no-pre-ad", "--irgrad-no-pre-ad"):
         inv.pre_ad = False
+    elif name == "--explain-ad" and not value:
+        inv.explain_ad = True
     elif name in ("--print-activity", "--print-type-analysis") and value:
         kind = "activity" if name == "--print-activity" else "type"
         inv.print_analyses.append((kind, value))
     else:
         raise UsageError(
             f"unknown irgrad option '{option}' (expected --print-activity=F, "
-            "--print-type-analysis=F or --no-pre-ad)"
+            "--print-type-analysis=F, --explain-ad or --no-pre-ad)"
         )
 
 

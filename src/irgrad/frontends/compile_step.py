@@ -134,7 +134,7 @@ def dependency_args(inv: Invocation, output: str | None) -> list[str]:
 
 
 def _options_key(inv: Invocation) -> str:
-    return json.dumps([inv.level, inv.debug, inv.pre_ad, inv.print_analyses])
+    return json.dumps([inv.level, inv.debug, inv.pre_ad, inv.print_analyses, inv.explain_ad])
 
 
 def tag_module(module: llvm.ModuleRef, inv: Invocation, *, line_tables: bool) -> bytes:
@@ -144,6 +144,7 @@ def tag_module(module: llvm.ModuleRef, inv: Invocation, *, line_tables: bool) ->
         "irgrad.user_debug": int(inv.debug),
         "irgrad.line_tables": int(line_tables and not inv.debug),
         "irgrad.no_pre_ad": int(not inv.pre_ad),
+        "irgrad.explain_ad": int(inv.explain_ad),
     }
     lines = [f'target datalayout = "{module.data_layout}"', f'target triple = "{module.triple}"']
     nodes = [f'!{{i32 7, !"{name}", i32 {value}}}' for name, value in flags.items()]

@@ -30,7 +30,7 @@ from irgrad.frontends.compile_step import LINE_TABLES, compile_unit, language_fl
 from irgrad.frontends.link_step import run_link
 from irgrad.llvm.debug_info import strip_debug_info
 from irgrad.llvm.objects import emit_assembly
-from irgrad.pipeline import PipelineOptions, run_pipeline
+from irgrad.pipeline import PipelineOptions, explain_sink, run_pipeline
 from irgrad.toolchain import enzyme_include_dir, find_tool, observe_commands
 
 _DRIVERS = {"cc": "clang", "c++": "clang++", "fortran": "flang"}
@@ -79,6 +79,7 @@ def _differentiate_unit(inv: Invocation, log: BuildLog, path: Path, lang: str) -
     options = PipelineOptions(
         opt_level=inv.level, pre_ad=inv.pre_ad, print_analyses=tuple(inv.print_analyses),
         analysis_sink=lambda s: print(s, file=sys.stdout, flush=True),
+        explain_sink=explain_sink(inv.explain_ad),
     )
     with log.stage(f"pipeline {path} (pre-AD, AD, optimize)"):
         module = run_pipeline(module, filename=str(path), options=options)

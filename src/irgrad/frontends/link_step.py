@@ -40,7 +40,7 @@ from irgrad.llvm.debug_info import has_debug_info, module_flag, strip_debug_info
 from irgrad.llvm.load import parse_llvm
 from irgrad.llvm.objects import LinkOptions, emit_object, link_process
 from irgrad.llvm.symbols import file_symbols
-from irgrad.pipeline import PipelineOptions, run_pipeline
+from irgrad.pipeline import PipelineOptions, explain_sink, run_pipeline
 
 _REBUILD_HINT = (
     "rebuild it with LLVM bitcode: `irgrad cc -c` (or `clang-22 -flto -c`, "
@@ -120,7 +120,7 @@ def _lto_object(
 ) -> bytes:
     """The native object of all chosen bitcode, differentiated (through the link cache)."""
     key = None
-    if cache is not None and not inv.print_analyses:
+    if cache is not None and not inv.print_analyses and not inv.explain_ad:
         digests = [hashlib.sha256(u.data).hexdigest() for u in plan.units]
         key = cache_key(
             "irgrad-lto-1", irgrad_fingerprint(), llvm.get_host_cpu_name(),
@@ -144,12 +144,14 @@ def _lto_object(
     no_pre_ad = not inv.pre_ad or module_flag(text, "irgrad.no_pre_ad") == 1
     strip = not inv.debug and _only_internal_debug_info(plan.units, text)
     prints = _print_requests(text, inv.print_analyses)
+    explain = inv.explain_ad or module_flag(text, "irgrad.explain_ad") == 1
     declared = [f.name for f in module.functions if f.is_declaration]
     log.note(f"link options: -O{level}{' --no-pre-ad' if no_pre_ad else ''}"
              f"{' (line tables stripped after AD)' if strip else ''}")
     options = PipelineOptions(
         opt_level=level, pre_ad=not no_pre_ad, print_analyses=tuple(prints),
         analysis_sink=lambda s: print(s, file=sys.stdout, flush=True),
+        explain_sink=explain_sink(explain),
     )
     with log.stage("pipeline (pre-AD, AD, optimize)"):
         try:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from irgrad import ir
 from irgrad.ad.api.batch import lower_batch_call
+from irgrad.ad.api.blas_derivatives import synthesize_blas
 from irgrad.ad.api.entry_calls import SPLIT_MODES, ParsedCall, call_error, parse_call
 from irgrad.ad.api.hints import advance_iterations, check_hints, resolve_hints
 from irgrad.ad.api.integer_pointers import restore_pointers_in
@@ -34,10 +35,12 @@ from irgrad.ad.api.vector_reverse import lower_vector_reverse
 from irgrad.ad.api.virtual import lower_virtual_reverse
 from irgrad.ad.core.config import DerivativeMode
 from irgrad.ad.core.context import ContextHooks, DerivativeContext
+from irgrad.ad.core.defined_lanes import define_undefined_lanes
 from irgrad.ad.core.invoke import lower_invoke
 from irgrad.ad.core.shadow_globals import set_roots, zero_shadows_before
 from irgrad.ad.forward.function import create_forward_diff
 from irgrad.ad.reverse.augmented import create_augmented_pair
+from irgrad.ad.reverse.explain import EXPLAIN_KEY, DerivativeReport
 from irgrad.ad.reverse.function import create_primal_and_gradient
 
 SYNTHESIZERS = {
@@ -54,7 +57,7 @@ def new_context(module: ir.Module, registrations: Registrations | None = None
     honours the module's registrations (custom derivatives, inactive functions...)."""
     reg = registrations if registrations is not None else read_registrations(module)
     return DerivativeContext(module, SYNTHESIZERS, ContextHooks(
-        prepare=lower_nested_calls, finish=advance_iterations),
+        prepare=lower_nested_calls, finish=advance_iterations, library=synthesize_blas),
         custom=reg.custom, known=reg.known())
 
 
@@ -77,13 +80,15 @@ def _reachable_functions(fn: ir.Function, done: set[ir.Function]) -> list[ir.Fun
 
 
 def lower_nested_calls(ctx: DerivativeContext, fn: ir.Function) -> None:
-    """Lower the ``__enzyme_*`` calls in ``fn`` and in what it calls (once per function)."""
+    """Lower the ``__enzyme_*`` calls in ``fn`` and in what it calls (once per function),
+    and give their undefined vector lanes a value (:mod:`irgrad.ad.core.defined_lanes`)."""
     state = ctx.analyses.setdefault("api.prepared", set())
     assert isinstance(state, set)
     for f in _reachable_functions(fn, state):
         if f in state:
             continue
         state.add(f)  # before lowering: a request for f's own derivative inside f stops here
+        define_undefined_lanes(f)
         for call in list(f.instructions()):
             if not isinstance(call, ir.CallBase) or call.called_function is None:
                 continue
@@ -130,7 +135,7 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase,
         lower_batch_call(ctx, call)
         return
     mode = kind.mode
-    parsed = parse_call(call, mode, ctx.module, kind, ctx.custom.has)
+    parsed = parse_call(call, mode, ctx.module, kind, ctx.has_derivative_without_body)
     if mode in SPLIT_MODES:
         lower_split_call(ctx, call, parsed, entry)
         return
@@ -164,9 +169,12 @@ def _check_combined(call: ir.CallInst, parsed: ParsedCall) -> None:
                          f"{parsed.entry} does not keep a tape")
 
 
-def lower_enzyme_calls(module: ir.Module) -> ir.Module:
+def lower_enzyme_calls(module: ir.Module,
+                       explain: list[DerivativeReport] | None = None) -> ir.Module:
     """Replace every ``__enzyme_*`` call in ``module`` by what it asks for; remove the
-    markers, the entry point declarations and Enzyme's hints."""
+    markers, the entry point declarations and Enzyme's hints. With ``explain``, the
+    report of every reverse-mode derivative made is appended to it
+    (:mod:`irgrad.ad.reverse.explain`)."""
     registrations = read_registrations(module)  # checked even when nothing is differentiated
     check_hints(module)
     before = {f.name for f in module.functions}
@@ -174,6 +182,8 @@ def lower_enzyme_calls(module: ir.Module) -> ir.Module:
     if calls:  # pointers carried through integers become pointers again (their shadows)
         restore_pointers_in(reachable_definitions(module))
     ctx = new_context(module, registrations)
+    if explain is not None:
+        ctx.analyses[EXPLAIN_KEY] = explain
     roots = differentiated_functions(c for c, _ in calls)
     if roots is not None:  # global activity looks only at what these can reach
         set_roots(ctx, roots)

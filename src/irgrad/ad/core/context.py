@@ -16,7 +16,11 @@ body -- its derivatives are wrappers of the user's functions
 (:mod:`irgrad.ad.core.custom_wrappers`) -- and the module's entries of the table of known
 functions (:class:`ModuleFunctions`) are in effect while anything is synthesized.
 
-Two hooks come from the API layer (:class:`ContextHooks`): ``prepare(ctx, fn)`` runs
+A declared BLAS/LAPACK routine (:mod:`irgrad.analysis.blas`) is answered like a custom
+derivative, by the ``library`` hook (:mod:`irgrad.ad.api.blas_derivatives`), which
+synthesizes its derivatives from the rule tables.
+
+Two more hooks come from the API layer (:class:`ContextHooks`): ``prepare(ctx, fn)`` runs
 before the first derivative of ``fn`` is synthesized (it lowers the ``__enzyme_*`` calls
 inside ``fn`` and the functions it calls, so nested AD sees derivatives, not requests),
 and ``finish(ctx, fn)`` runs once on each synthesized function when its body is complete.
@@ -34,6 +38,7 @@ from irgrad.ad.core.custom_wrappers import synthesize_custom
 from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
 from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
 from irgrad.ad.core.tape_runtime import without_tape_cache
+from irgrad.analysis.blas import blas_function
 from irgrad.analysis.known_functions import (
     NO_MODULE_FUNCTIONS,
     ModuleFunctions,
@@ -55,6 +60,9 @@ class ContextHooks:
 
     prepare: Hook | None = None
     finish: Hook | None = None
+    # derivatives of known library routines (BLAS/LAPACK) from their rule tables: the
+    # derivative for the config, or None when the function has no such rule
+    library: Callable[[DerivativeContext, FnConfig], Function | None] | None = None
 
 
 class DerivativeContext:
@@ -109,7 +117,25 @@ class DerivativeContext:
                 fn = synthesize_custom(self, config, custom)
                 self.cache[config] = fn
                 return fn
+            if self.has_library_rule(config.function) and self.hooks.library is not None:
+                made = self.hooks.library(self, config)
+                if made is not None:
+                    self.cache[config] = made
+                    return made
             return self._differentiate(config)
+
+    def has_derivative_without_body(self, fn: Function) -> bool:
+        """Can ``fn`` be differentiated without its definition (a custom derivative or a
+        library rule)?"""
+        return self.custom.has(fn) or self.has_library_rule(fn)
+
+    def has_library_rule(self, fn: Function | None) -> bool:
+        """Is ``fn`` a declared library routine whose derivatives come from a rule table
+        (BLAS/LAPACK, :mod:`irgrad.analysis.blas`), like a custom derivative: its calls
+        always take the augmented path."""
+        return (fn is not None and fn.is_declaration and not self.custom.has(fn)
+                and blas_function(fn.name) is not None)
+
 
     def _differentiate(self, config: FnConfig) -> Function:
         if config.function.is_declaration:

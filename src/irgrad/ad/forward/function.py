@@ -92,11 +92,26 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
     fwd = ForwardPass(ctx, config, new, blocks, {value_map[a]: t for a, t in tangents.items()},
                       forced)
     fwd.run()
+    _hoist_entry_allocas(entry, blocks[0])
     for inst in [i for i in new.instructions() if isinstance(i, ir.ReturnInst)]:
         rb = IRBuilder(position=inst)
         for shadow in internal:
             release_internal_shadow(rb, ctx.module, shadow)
     return new
+
+
+def _hoist_entry_allocas(entry: ir.BasicBlock, first: ir.BasicBlock) -> None:
+    """The constant-size allocas of ``f``'s entry block (and their shadows) go back into
+    the derivative's entry block: they are static there, as in ``f``. A derivative that
+    is differentiated again (reverse over forward) would otherwise see locals in a
+    non-entry block, one per execution, and move each to the heap."""
+    term = entry.terminator
+    assert term is not None
+    for inst in list(first.instructions):
+        if isinstance(inst, ir.AllocaInst) and (
+                inst.count is None or isinstance(inst.count, ir.ConstantInt)):
+            inst.remove_from_parent()
+            inst.insert_before(term)
 
 
 _DROP_ATTRS = ("noinline", "optnone", "alwaysinline", "returns_twice", "naked", "memory(",

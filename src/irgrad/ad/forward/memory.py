@@ -225,7 +225,8 @@ def _has_tangents(fp: ForwardPass, call: ir.CallBase) -> bool:
 def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     callee = call.called_function
     name = callee.name if callee is not None else ""
-    if fp.ctx.custom.has(callee):  # the user's custom derivative (defined or declared)
+    # the user's custom derivative (defined or declared), or a BLAS/LAPACK rule
+    if fp.ctx.custom.has(callee) or fp.ctx.has_library_rule(callee):
         assert callee is not None
         if _has_tangents(fp, call):
             _visit_defined_call(fp, call, callee)

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.diagnostics import source_location_of
 from irgrad.ad.core.signatures import returns_shadow
 from irgrad.analysis.activity import has_float, holds_pointers
 from irgrad.analysis.known_functions import callee_name, is_free, is_inactive_call
+from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.printer import value_ref
 
@@ -136,6 +137,25 @@ def call_config(gu: GradientUtils, fn: ir.Function, args: tuple[ir.Value, ...],
     return FnConfig(function=fn, mode=mode, arg_types=tuple(arg_types), return_type=ret)
 
 
+def kept_arguments(gu: GradientUtils, call: ir.CallBase) -> tuple[int, ...]:
+    """The pointer arguments of ``call`` whose memory holds the same values when the
+    reverse pass runs (nothing writes it after the call; in split mode only memory the
+    caller promised, ``enzyme_not_overwritten``): a callee need not copy it to its tape."""
+    split = gu.config.mode is not DerivativeMode.REVERSE_COMBINED
+    promised = dict(gu.config.extra).get(NOT_OVERWRITTEN_KEY, ())
+    out: list[int] = []
+    for k, a in enumerate(call.args):
+        if not a.type.is_pointer:
+            continue
+        if split:
+            base = underlying_object(a)
+            if not (isinstance(base, ir.Argument) and base.parent is gu.orig
+                    and base.index in promised):  # type: ignore[operator]
+                continue
+        if not gu.memory_writes.may_be_overwritten(a, after=call):
+            out.append(k)
+    return tuple(out)
+
 
 def emit_augmented(gu: GradientUtils, call: ir.CallBase, rec: AugmentedCall,
                    callee: ir.Value, ftype: ir.FunctionType) -> None:
@@ -187,6 +207,7 @@ __all__ = [
     "describe_call",
     "emit_augmented",
     "is_active_call",
+    "kept_arguments",
     "prepare_calls",
     "shadow_result_needed",
 ]

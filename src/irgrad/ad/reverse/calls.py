@@ -28,10 +28,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.diagnostics import located_at
 from irgrad.ad.core.signatures import gradient_signature
 from irgrad.ad.reverse.adjoints import zero_of
@@ -42,6 +43,7 @@ from irgrad.ad.reverse.call_sites import (
     call_config,
     emit_augmented,
     is_active_call,
+    kept_arguments,
     shadow_result_needed,
 )
 from irgrad.ad.reverse.indirect_calls import forward_indirect_call
@@ -88,7 +90,8 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
         return
     fn = call.called_function
     assert fn is not None
-    custom = gu.ctx.custom.has(fn)  # the user's custom derivative: always augmented
+    library = gu.ctx.has_library_rule(fn)  # BLAS/LAPACK: derivatives from the rule table
+    custom = gu.ctx.custom.has(fn) or library  # a custom derivative: always augmented
     if not custom and (name.startswith("llvm.") or fn.is_declaration):
         _forward_known_call(gu, call, name)
         return
@@ -97,6 +100,8 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
     if not is_active_call(gu, call):
         return
     config = call_config(gu, fn, call.args, call, DerivativeMode.REVERSE_PRIMAL)
+    if library:  # what the rule need not copy to its tape
+        config = replace(config, extra=((NOT_OVERWRITTEN_KEY, kept_arguments(gu, call)),))
     if not custom and config.return_type is not DiffeType.DUP and \
             cheap_call_is_exact(gu, call, fn):
         return

@@ -33,6 +33,7 @@ from irgrad.ad.reverse.branches import BranchIndex, branch_index
 from irgrad.ad.reverse.call_sites import prepare_calls
 from irgrad.ad.reverse.calls import forward_call, reverse_call
 from irgrad.ad.reverse.dynamic_allocas import heapify_dynamic_allocas, reverse_heap_alloca
+from irgrad.ad.reverse.explain import record_report
 from irgrad.ad.reverse.gradient_utils import GradientUtils
 from irgrad.ad.reverse.instructions import reverse_value_instruction
 from irgrad.ad.reverse.memory import (
@@ -103,6 +104,7 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
     _drop_lifetime_markers(gu.new)
     if gu.tape is not None:
         gu.tape.finalize()
+    record_report(gu)
     marker = gu.entry_marker
     assert isinstance(marker, ir.CallInst)
     callee = marker.called_function

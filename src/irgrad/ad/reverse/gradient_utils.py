@@ -21,6 +21,7 @@ from irgrad.ad.reverse.adjoints import add_values, adjoint_zero
 from irgrad.ad.reverse.loops import LoopCounters
 from irgrad.ad.reverse.sunk_stores import sinkable_stores
 from irgrad.ad.reverse.tape import LookupPlanner, Tape
+from irgrad.ad.rules.emit import is_zero
 from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, has_float
 from irgrad.analysis.global_activity import global_base
 from irgrad.analysis.memory_writes import MemoryWrites
@@ -344,6 +345,8 @@ class GradientUtils:
         t = self.adjoint_type(v)
         if t is None:
             raise self.error(f"no adjoint for value of type {v.type}")
+        if is_zero(dv):
+            return  # adding a constant zero changes nothing but the sign of a -0.0 adjoint
         if dv.type != t:
             dv = b.bitcast(dv, t)
         slot = self._slot(v)

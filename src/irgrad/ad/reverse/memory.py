@@ -34,6 +34,7 @@ from irgrad.ad.reverse.memtransfer import (
 )
 from irgrad.analysis.activity import alloca_may_hold, holds_pointers, is_pointer_like
 from irgrad.analysis.frees import allocation_escapes, freed_allocation, guaranteed_free_of
+from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
@@ -208,8 +209,16 @@ def _is_integer(t: ir.Type) -> bool:
 
 
 def _holds_float(gu: GradientUtils, p: ir.Value) -> bool:
-    mem = gu.types.memory_types(p, 1)
-    return any(ct.is_float for ct in mem.values())
+    """May the byte at ``p`` belong to a floating-point value? A byte reached through a
+    run-time offset (``gep i8, %buf, %i``: a byte-by-byte copy loop) may be any byte of
+    the object it points into, so the whole object is asked."""
+    if any(ct.is_float for ct in gu.types.memory_types(p, 1).values()):
+        return True
+    q, variable = p, False
+    while isinstance(q, ir.GetElementPtrInst):
+        variable |= gep_constant_offset(q.source_type, list(q.operands[1:])) is None
+        q = q.pointer
+    return variable and any(ct.is_float for ct in gu.types.memory_types(q).values())
 
 
 def _forward_integer_store(gu: GradientUtils, store: ir.StoreInst) -> None:
@@ -273,14 +282,17 @@ def stored_adjoint_type(gu: GradientUtils, store: ir.StoreInst) -> ir.Type | Non
     floating-point data (``store i64 0`` clearing a double) -- the memory's."""
     v = store.value
     t = gu.adjoint_type(v)
-    if t is not None or not isinstance(v.type, ir.IntType):
+    if t is not None or not _is_integer(v.type):
         return t
     mem = gu.types.memory_types(store.pointer, store_size(v.type))
     ct = mem.get(0) or mem.get(-1)
     if ct is None or not ct.is_float:
         return None
     ft = ir.FloatType(ct.float_kind or "double")
-    return ft if ft.bits == v.type.width else None
+    vt = v.type
+    if isinstance(vt, ir.VectorType):  # ``store <2 x i64> zeroinitializer`` over doubles
+        return ir.VectorType(vt.count, ft) if ft.bits == vt.element.width else None
+    return ft if ft.bits == vt.width else None
 
 
 def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:

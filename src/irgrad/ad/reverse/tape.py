@@ -212,6 +212,7 @@ class LookupPlanner:
         self._plan_memo: dict[tuple[ir.BasicBlock, ir.Value], frozenset[ir.Value]] = {}
         self._recompute: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._forward: set[tuple[ir.BasicBlock, ir.Value]] = set()
+        self._iv: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._forwarded: dict[ir.Value, Forwarded | None] = {}
 
     def is_available(self, v: ir.Value) -> bool:
@@ -236,6 +237,7 @@ class LookupPlanner:
         result: frozenset[ir.Value] = frozenset([v])
         if self.gu.loops.recomputable_iv(v, rev_block):
             result = frozenset()
+            self._iv.add(key)
         elif (fw := self.forwarded(v)) is not None:
             leaves = frozenset()
             for leaf in (fw.at, *fw.leaves):
@@ -279,6 +281,16 @@ class LookupPlanner:
         v, rev_block = self.gu.loops.hoist(v, rev_block)
         self.plan(rev_block, v)
         return (rev_block, v) in self._recompute
+
+    # -- what was decided (for the explain report) --------------------------------------
+    def recomputed_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
+        return list(self._recompute)
+
+    def forwarded_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
+        return list(self._forward)
+
+    def iv_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
+        return list(self._iv)
 
     @staticmethod
     def _recompute_operands(v: ir.Value) -> list[ir.Value]:

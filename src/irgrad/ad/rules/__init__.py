@@ -5,7 +5,16 @@
 Importing this package registers every table (arith, intrinsics, libm).
 """
 
-from irgrad.ad.rules import arith, intrinsics, libm  # noqa: F401  (register the tables)
+from irgrad.ad.rules import (  # noqa: F401  (register the tables)
+    arith,
+    blas,
+    blas_lapack,
+    blas_lu,
+    blas_triangular,
+    intrinsics,
+    libm,
+)
+from irgrad.ad.rules.blas_rule import BLAS_RULES, BlasOperands, BlasRule
 from irgrad.ad.rules.masked import masked_kind
 from irgrad.ad.rules.rule import (
     Rule,
@@ -26,6 +35,9 @@ def intrinsic_has_derivative(name: str) -> bool:
 
 
 __all__ = [
+    "BLAS_RULES",
+    "BlasOperands",
+    "BlasRule",
     "Rule",
     "all_rules",
     "intrinsic_base_name",

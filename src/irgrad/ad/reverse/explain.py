@@ -1,0 +1,208 @@
+"""The explain report (``irgrad cc --explain-ad``): what a reverse-mode derivative caches
+on its tape, what it recomputes instead and why, and how large the tape grows.
+
+Collected right after the tape is finalized, from the decisions the synthesis made (the
+tape's frames, the lookup planner's recompute and store-forwarding choices, the loop
+counters), so the report describes the code irgrad emitted, not a separate estimate.
+Sizes per iteration are exact; totals multiply them by the trip counts known at compile
+time and say which loops' counts are known only at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.ad.core.config import DerivativeMode
+from irgrad.ad.core.diagnostics import source_location_of, value_text
+from irgrad.analysis.layout import alloc_size
+from irgrad.analysis.trip_count import compute_trip_count
+
+if TYPE_CHECKING:
+    from irgrad.ad.reverse.gradient_utils import GradientUtils
+    from irgrad.analysis.loops import Loop
+
+EXPLAIN_KEY = "explain.reports"  # DerivativeContext.analyses[...]: list of reports
+
+
+@dataclass(frozen=True)
+class LoopNote:
+    """A loop around a cached value: where it starts and its trip count (None: known
+    only at run time)."""
+
+    where: str
+    trip_count: int | None
+
+
+@dataclass(frozen=True)
+class CachedValue:
+    where: str  # file:line[:column] of the value's instruction
+    text: str  # the instruction, in IR syntax
+    bytes: int  # tape bytes per execution of its block
+    loops: tuple[LoopNote, ...]  # innermost first
+
+    @property
+    def total(self) -> int | None:
+        """Bytes over one call, when every enclosing trip count is a constant."""
+        n = self.bytes
+        for lp in self.loops:
+            if lp.trip_count is None:
+                return None
+            n *= lp.trip_count
+        return n
+
+
+@dataclass(frozen=True)
+class RecomputedValue:
+    where: str
+    text: str
+    why: str
+
+
+@dataclass
+class DerivativeReport:
+    derivative: str
+    primal: str
+    mode: str
+    cached: list[CachedValue] = field(default_factory=list)
+    recomputed: list[RecomputedValue] = field(default_factory=list)
+    heap_tape: bool = True  # False: the tape starts in a stack buffer of the derivative
+
+    def static_bytes(self) -> int:
+        """Tape bytes whose count is known at compile time."""
+        return sum(c.total or 0 for c in self.cached)
+
+    def runtime_bytes(self) -> dict[tuple[str, ...], int]:
+        """The rest of the tape: bytes per iteration of the loops (innermost first) whose
+        trip counts are known only at run time (constant trip counts multiplied in)."""
+        out: dict[tuple[str, ...], int] = {}
+        for c in self.cached:
+            if c.total is not None:
+                continue
+            n = c.bytes
+            unknown: list[str] = []
+            for lp in c.loops:
+                if lp.trip_count is None:
+                    unknown.append(lp.where)
+                else:
+                    n *= lp.trip_count
+            out[tuple(unknown)] = out.get(tuple(unknown), 0) + n
+        return out
+
+    def render(self) -> str:
+        lines = [f"derivative {self.derivative} of {self.primal} ({self.mode})"]
+        if not self.cached:
+            lines.append("  tape: none (every value the reverse pass needs is still "
+                         "available, recomputed or re-read)")
+        else:
+            lines.append(f"  cached on the tape ({len(self.cached)} values):")
+            for c in self.cached:
+                loops = ", ".join(
+                    f"loop at {lp.where} ({'trip count ' + str(lp.trip_count) if lp.trip_count is not None else 'trip count known at run time'})"
+                    for lp in c.loops) or "outside loops"
+                total = f", {c.total} bytes in all" if c.total is not None and c.loops else ""
+                lines.append(f"    {c.where}: {c.text}")
+                lines.append(f"      {c.bytes} bytes per execution; {loops}{total}")
+        if self.recomputed:
+            lines.append(f"  recomputed in the reverse pass ({len(self.recomputed)} values):")
+            for r in self.recomputed:
+                lines.append(f"    {r.where}: {r.text}")
+                lines.append(f"      {r.why}")
+        peak = f"  peak tape: {self.static_bytes()} bytes"
+        for loops, n in self.runtime_bytes().items():
+            peak += f" + {n} bytes x iterations of " + " x iterations of ".join(
+                f"the loop at {w}" for w in loops)
+        if not self.heap_tape and self.cached:
+            peak += " (starts in a 1024-byte buffer on the stack: no malloc below that)"
+        lines.append(peak)
+        return "\n".join(lines)
+
+
+def _where(gu: GradientUtils, v: ir.Value) -> tuple[str, str]:
+    orig = gu.orig_of_new.get(gu.shadow_primal.get(v, v), v)
+    if isinstance(orig, ir.Instruction):
+        located = orig
+        if orig.debug_loc is None and orig.parent is not None:
+            # a phi (a loop-carried value) has no line of its own: its block's first line
+            located = next((i for i in orig.parent.instructions if i.debug_loc is not None),
+                           orig)
+        return str(source_location_of(located, gu.module)), value_text(orig)
+    return str(source_location_of_function(gu)), value_text(orig)
+
+
+def source_location_of_function(gu: GradientUtils) -> str:
+    first = next(iter(gu.orig.instructions()), None)
+    return str(source_location_of(first, gu.module)) if first is not None else gu.orig.name
+
+
+def _loop_notes(gu: GradientUtils, loop: Loop | None) -> tuple[LoopNote, ...]:
+    notes: list[LoopNote] = []
+    while loop is not None:
+        insts = loop.header.instructions
+        head = next((i for i in insts if i.debug_loc is not None), insts[0] if insts else None)
+        where = str(source_location_of(head, gu.module)) if head is not None else "?"
+        tc = compute_trip_count(loop)
+        notes.append(LoopNote(where, tc.constant() if tc is not None else None))
+        loop = loop.parent
+    return tuple(notes)
+
+
+def _why(gu: GradientUtils, v: ir.Value, kind: str) -> str:
+    if kind == "forwarded":
+        return "re-read from the value stored into scratch memory (not taped)"
+    if kind == "iv":
+        return "a loop counter: recomputed from the reverse loop's counter"
+    if isinstance(v, ir.LoadInst):
+        return "re-loaded: nothing overwrites that memory before the reverse pass"
+    return "recomputed from values that are still available (cheaper than a tape slot)"
+
+
+def explain_derivative(gu: GradientUtils) -> DerivativeReport:
+    """The report of the derivative ``gu`` just synthesized."""
+    mode = {DerivativeMode.REVERSE_COMBINED: "reverse, combined",
+            DerivativeMode.REVERSE_PRIMAL: "reverse, augmented primal (split)",
+            DerivativeMode.REVERSE_GRADIENT: "reverse (split)"}.get(gu.config.mode,
+                                                                   str(gu.config.mode))
+    report = DerivativeReport(gu.new.name, gu.ctx.originals.get(gu.orig, gu.orig).name, mode)
+    tape = gu.tape
+    if tape is not None:
+        report.heap_tape = not any(isinstance(i, ir.AllocaInst) and "tape.buf" in (i.name or "")
+                                   for i in gu.new.entry_block.instructions)
+        for orig_block, frame in tape.frames.items():
+            notes = _loop_notes(gu, gu.loops.loop_of(orig_block))
+            for v in frame.values:
+                where, text = _where(gu, v)
+                report.cached.append(CachedValue(where, text, alloc_size(v.type), notes))
+    seen: set[tuple[str, str]] = set()
+    planner = gu.planner
+    for kind, keys in (("recomputed", planner.recomputed_keys()),
+                       ("forwarded", planner.forwarded_keys()),
+                       ("iv", planner.iv_keys())):
+        for _, v in keys:
+            where, text = _where(gu, v)
+            if (where, text) in seen:
+                continue
+            seen.add((where, text))
+            report.recomputed.append(RecomputedValue(where, text, _why(gu, v, kind)))
+    report.recomputed.sort(key=lambda r: (_line_key(r.where), r.text))
+    return report
+
+
+def _line_key(where: str) -> tuple[str, int, int]:
+    """Sort ``file:line:column`` by file, then numerically."""
+    parts = where.rsplit(":", 2)
+    nums = [int(p) if p.isdigit() else 0 for p in parts[1:]]
+    nums += [0, 0]
+    return (parts[0], nums[0], nums[1])
+
+
+def record_report(gu: GradientUtils) -> None:
+    """Append the report of ``gu``'s derivative when the context collects them."""
+    reports = gu.ctx.analyses.get(EXPLAIN_KEY)
+    if isinstance(reports, list):
+        reports.append(explain_derivative(gu))
+
+
+__all__ = ["EXPLAIN_KEY", "CachedValue", "DerivativeReport", "RecomputedValue",
+           "explain_derivative", "record_report"]

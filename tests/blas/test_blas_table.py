@@ -1,0 +1,54 @@
+"""The table of BLAS/LAPACK routines: every spelling resolves to the same routine, every
+routine has a rule, and the analyses read what each argument is from it."""
+
+from __future__ import annotations
+
+import pytest
+
+from irgrad.ad.rules import BLAS_RULES
+from irgrad.analysis.blas import (
+    CBLAS,
+    FORTRAN,
+    LAPACKE,
+    NUMBA,
+    ROUTINES,
+    blas_function,
+)
+
+
+def test_every_routine_has_a_rule() -> None:
+    assert set(ROUTINES) == set(BLAS_RULES)
+
+
+@pytest.mark.parametrize(("name", "routine", "spelling", "element"), [
+    ("cblas_ddot", "dot", CBLAS, "double"),
+    ("cblas_sgemm", "gemm", CBLAS, "float"),
+    ("dgemm_", "gemm", FORTRAN, "double"),
+    ("strsm_", "trsm", FORTRAN, "float"),
+    ("dpotrf_", "potrf", FORTRAN, "double"),
+    ("LAPACKE_dgetrs", "getrs", LAPACKE, "double"),
+    ("numba_xxgemm", "gemm", NUMBA, None),
+    ("numba_xxnrm2", "nrm2", NUMBA, None),
+])
+def test_spellings(name: str, routine: str, spelling: object, element: str | None) -> None:
+    f = blas_function(name)
+    assert f is not None
+    assert (f.routine.name, f.spelling, f.element) == (routine, spelling, element)
+
+
+def test_layout_and_info_arguments() -> None:
+    gemm = blas_function("cblas_dgemm")
+    assert gemm is not None and gemm.params[0] == "layout" and gemm.index("C") == 12
+    dot = blas_function("cblas_ddot")
+    assert dot is not None and "layout" not in dot.params  # level 1 takes none
+    potrf = blas_function("dpotrf_")
+    assert potrf is not None and potrf.params == ("uplo", "n", "A", "lda", "info")
+    assert potrf.written == ("A", "info")
+    lapacke = blas_function("LAPACKE_dpotrf")
+    assert lapacke is not None and lapacke.params == ("layout", "uplo", "n", "A", "lda")
+
+
+@pytest.mark.parametrize("name", ["cblas_dsyr2k", "dgemm", "cblas_zgemm", "LAPACKE_ddot",
+                                  "cblas_dpotrf", "numba_xxgetrf", "ddot_x"])
+def test_unknown_names(name: str) -> None:
+    assert blas_function(name) is None
