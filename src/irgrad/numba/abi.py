@@ -29,6 +29,7 @@ derivative is synthesized by irgrad's ordinary ``__enzyme_*`` lowering:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,19 @@ EXCEPTION_SLOT = "irgrad_nb_excinfo"
 EXCEPTION_SLOT_IR = f"""@{EXCEPTION_SLOT} = internal global ptr null, align 8
 @__enzyme_inactive_global_irgrad_nb = global [1 x ptr] [ptr @{EXCEPTION_SLOT}]
 """
+# numba's own call sequences give each call a local slot (``%excinfo.3 = alloca ptr``)
+# and copy what the callee stored there into their own ``excinfo`` on error
+_LOCAL_SLOT = re.compile(r'^(\s*)(%"?excinfo(?:\.\d+)?"?) = alloca ptr(?:, align \d+)?$', re.M)
+
+
+def share_exception_slots(text: str) -> str:
+    """numba's module text with every local exception slot made the one inactive slot:
+    a local slot passed to a callee together with active arrays would count as memory
+    that may hold active pointers. (The callee stores the exception's description there
+    and the caller copies it into its own slot, which is the same slot: unchanged.)"""
+    return _LOCAL_SLOT.sub(
+        lambda m: f"{m.group(1)}{m.group(2)} = getelementptr i8, ptr @{EXCEPTION_SLOT}, i64 0",
+        text)
 
 
 @dataclass(frozen=True)

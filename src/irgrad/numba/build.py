@@ -32,6 +32,7 @@ from irgrad.numba.abi import (
     return_kind,
     return_type_ll,
     reverse_wrapper,
+    share_exception_slots,
     seeded_wrapper,
 )
 from irgrad.numba.capture import numba_module
@@ -152,7 +153,7 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
             f"expected {2 + exploded_count(kinds)} (unsupported numba version?)"
         )
     ret_ll = return_type_ll(cres.signature.return_type)
-    pieces = [replace_nrt_memory(text),
+    pieces = [replace_nrt_memory(share_exception_slots(text)),
               primal_wrapper(kinds, has_return, cres.fndesc.mangled_name, out_ndim, ret_ll)]
     if mode == "rev":
         pieces += [seeded_wrapper(kinds, has_return, out_ndim), reverse_wrapper(kinds, out_ndim)]
@@ -180,7 +181,7 @@ def build_gradient_of_gradient(py_func: Callable[..., Any], arg_types: tuple[Any
             f"irgrad.grad(irgrad.grad({name})): the inner gradient must be one float (a "
             "function of one float argument, or argnums=int selecting a float) and the "
             "outer gradient must be taken with respect to float scalars")
-    pieces = [replace_nrt_memory(text),
+    pieces = [replace_nrt_memory(share_exception_slots(text)),
               inner_wrappers(inner, True, cres.fndesc.mangled_name,
                              return_type_ll(cres.signature.return_type)),
               gradient_primal(outer), seeded_wrapper(outer, True), reverse_wrapper(outer)]
