@@ -32,8 +32,8 @@ from irgrad.numba.abi import (
     return_kind,
     return_type_ll,
     reverse_wrapper,
-    share_exception_slots,
     seeded_wrapper,
+    share_exception_slots,
 )
 from irgrad.numba.capture import numba_module
 from irgrad.numba.nested import gradient_primal, inner_wrappers
