@@ -120,13 +120,17 @@ def run_tool(
     input: bytes | None = None,
     cwd: str | Path | None = None,
     what: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run tool ``key`` with ``args``; a non-zero exit becomes a ToolchainError with its stderr."""
+    """Run tool ``key`` with ``args``; a non-zero exit becomes a ToolchainError with its
+    stderr. ``env``: variables added to the environment."""
     exe = find_tool(key)
     argv = [exe, *map(str, args)]
     start = time.perf_counter()
+    full_env = {**os.environ, **env} if env else None
     try:
-        proc = subprocess.run(argv, input=input, cwd=cwd, capture_output=True, check=False)
+        proc = subprocess.run(argv, input=input, cwd=cwd, capture_output=True, check=False,
+                              env=full_env)
     except OSError as exc:
         raise ToolchainError(f"cannot run '{exe}': {exc}") from exc
     observer = _observer.get()

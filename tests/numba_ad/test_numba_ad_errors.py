@@ -38,10 +38,9 @@ def may_raise(x, s):
 @pytest.mark.parametrize(
     "x, words",
     [
-        (np.arange(4), ["argument 0 ('x')", "float64 arrays", "int64"]),
-        (np.ones(4, dtype=np.float32), ["argument 0 ('x')", "float32"]),
-        (np.ones(8)[::2], ["argument 0 ('x')", "C-contiguous", "non-contiguous"]),
-        (np.ones((3, 4)).T, ["argument 0 ('x')", "C-contiguous"]),
+        (np.arange(4), ["argument 0 ('x')", "float64 and float32 arrays", "int64"]),
+        (np.ones(4, dtype=np.complex128), ["argument 0 ('x')", "complex128"]),
+        (np.array(1.0), ["argument 0 ('x')", "0-d array"]),
         ([1.0, 2.0], ["argument 0 ('x')", "reflected list"]),
     ],
 )
@@ -52,9 +51,9 @@ def test_wrong_array_argument(x, words) -> None:
         assert w in str(info.value)
 
 
-def test_float32_scalar() -> None:
-    with pytest.raises(UsageError, match=r"argument 1 \('s'\).*float32"):
-        irgrad.grad(total)(np.ones(3), np.float32(2.0))
+def test_float16_scalar() -> None:
+    with pytest.raises(UsageError, match=r"argument 1 \('s'\).*float16"):
+        irgrad.grad(total)(np.ones(3), np.float16(2.0))
 
 
 def test_wrong_argument_count() -> None:
@@ -111,7 +110,7 @@ def calls_with_int_array(x):
 
 def test_wrong_dtype_inside_njit() -> None:
     # numba lets the typing-time UsageError through unchanged
-    with pytest.raises(UsageError, match="float64 arrays, got an array of int64"):
+    with pytest.raises(UsageError, match="float32 arrays, got an array of int64"):
         calls_with_int_array(np.arange(3))
 
 

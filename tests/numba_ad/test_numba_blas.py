@@ -87,10 +87,6 @@ def test_blas_forward_matches_reverse(name: str, rng: np.random.Generator) -> No
     assert abs(float(jt) - want) <= 1e-9 * (1 + abs(want))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16 item 4 (numba exception paths): numba's "
-                   "dot_2_impl called three times stays a call, and its store of the exception "
-                   "info into the caller's excinfo slot is refused as an inactive pointer "
-                   "stored into memory with a shadow; not a BLAS rule problem")
 def test_three_matvec_calls(rng: np.random.Generator) -> None:
     args = (rng.normal(size=(4, 3)), rng.normal(size=3))
     assert_close(irgrad.grad(three_matvecs)(*args), fd_grad(three_matvecs, args))

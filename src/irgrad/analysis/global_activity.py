@@ -30,6 +30,7 @@ from irgrad import ir
 from irgrad.analysis.known_functions import (
     callee_name,
     is_inactive_call,
+    is_inactive_global,
     is_memory_transfer,
     is_memset,
 )
@@ -198,8 +199,10 @@ def _carries(t: ir.Type, g: ir.GlobalVariable) -> bool:
 
 
 def _candidate(g: ir.GlobalVariable) -> bool:
+    """A global that may become active: not constant, not irgrad's or LLVM's own, not
+    registered inactive (``__enzyme_inactive_global``, whose table holds its address)."""
     return (not g.is_constant and not g.name.startswith(("__irgrad_", "llvm."))
-            and may_hold_derivative(g.value_type))
+            and not is_inactive_global(g.name) and may_hold_derivative(g.value_type))
 
 
 def global_activity(module: ir.Module, roots: Iterable[ir.Function] | None = None,

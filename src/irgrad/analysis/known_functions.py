@@ -25,7 +25,15 @@ import contextvars
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from irgrad.analysis.rust_runtime import (
+    RUST_DEALLOC_SIZE_ARG,
+    is_rust_deallocator,
+    is_rust_inactive,
+    rust_allocator_fields,
+)
 
 if TYPE_CHECKING:
     from irgrad.ir.control import CallBase
@@ -69,6 +77,9 @@ class Allocator:
     free_args: tuple[int, ...] = (-1,)
     state_args: tuple[int, ...] = ()
     released_with_state: bool = False
+    # realloc-like: the argument giving the old block's size (Rust's __rust_realloc);
+    # None: the old block's usable size is asked of the C heap
+    old_size_arg: int | None = None
 
     @property
     def fresh(self) -> bool:
@@ -122,6 +133,11 @@ class Deallocator:
 # releases of everything the pushes on a stack state allocated (the state is their first
 # argument): the tape release of irgrad.ad.core.tape_runtime
 STATE_RELEASE_FUNCTIONS = frozenset(["__irgrad_tape_release_nocache"])
+# releases of the heap blocks an object owns, through its descriptor (the first
+# argument): flang's runtime finalizes a derived-type object and deallocates its
+# allocatable components. The shadow object owns the shadow blocks: the derivative
+# releases both (reverse mode: after the reverse pass, which still reads them).
+OBJECT_RELEASE_FUNCTIONS = frozenset(["_FortranADestroy"])
 DEALLOCATORS: dict[str, Deallocator] = {
     d.name: d
     for d in (
@@ -129,7 +145,7 @@ DEALLOCATORS: dict[str, Deallocator] = {
         *(Deallocator(f"_Zd{k}Pv{tail}") for k in "la"
           for tail in ("", _NOTHROW, _ALIGN, _ALIGN + _NOTHROW)),
         *(Deallocator(f"_Zd{k}Pvm{tail}", size_arg=1) for k in "la" for tail in ("", _ALIGN)),
-        *(Deallocator(name) for name in STATE_RELEASE_FUNCTIONS),
+        *(Deallocator(name) for name in STATE_RELEASE_FUNCTIONS | OBJECT_RELEASE_FUNCTIONS),
     )
 }
 FREE_FUNCTIONS = frozenset(DEALLOCATORS)
@@ -138,11 +154,23 @@ FREE_FUNCTIONS = frozenset(DEALLOCATORS)
 def allocator(name: str | None) -> Allocator | None:
     if name is None:
         return None
-    return _module().allocators.get(name) or ALLOCATORS.get(name)
+    return _module().allocators.get(name) or ALLOCATORS.get(name) or _rust_allocator(name)
+
+
+@lru_cache(maxsize=1024)
+def _rust_allocator(name: str) -> Allocator | None:
+    """Rust's allocator shims in whatever spelling rustc gave them
+    (:mod:`irgrad.analysis.rust_runtime`)."""
+    fields = rust_allocator_fields(name)
+    return Allocator(**fields) if fields is not None else None  # type: ignore[arg-type]
 
 
 def deallocator(name: str | None) -> Deallocator | None:
-    return DEALLOCATORS.get(name) if name is not None else None
+    if name is None:
+        return None
+    if is_rust_deallocator(name):  # __rust_dealloc(ptr, size, align)
+        return Deallocator(name, size_arg=RUST_DEALLOC_SIZE_ARG)
+    return DEALLOCATORS.get(name)
 
 
 def is_allocation(name: str | None) -> bool:
@@ -164,7 +192,7 @@ def free_pointer_arg(name: str | None) -> int | None:
     """The index of the argument a deallocator frees (None: not a deallocator)."""
     if name is None:
         return None
-    if name in FREE_FUNCTIONS:
+    if name in FREE_FUNCTIONS or is_rust_deallocator(name):
         return 0
     return _module().deallocators.get(name)
 
@@ -179,6 +207,11 @@ def freed_pointer(call: CallBase) -> Value | None:
 def is_state_release(name: str | None) -> bool:
     """Frees what a stack allocator's pushes allocated (its argument is the state)."""
     return name in STATE_RELEASE_FUNCTIONS
+
+
+def is_object_release(name: str | None) -> bool:
+    """Frees the heap blocks an object owns (its argument is the object's descriptor)."""
+    return name in OBJECT_RELEASE_FUNCTIONS
 
 
 # -- pointer structure ----------------------------------------------------------------
@@ -303,14 +336,14 @@ def enzyme_hint(name: str | None) -> str | None:
 
 class InactiveNames(frozenset[str]):
     """A set of function names that also contains every name with an inactive prefix
-    (C runtimes, the C++ standard library's text, I/O and error machinery, and Enzyme's
-    hints)."""
+    (C runtimes, the C++ standard library's text, I/O and error machinery, Enzyme's
+    hints, and Rust's panics and runtime probes)."""
 
     def __contains__(self, name: object) -> bool:
         return super().__contains__(name) or (
             isinstance(name, str)
             and (name.startswith(INACTIVE_PREFIXES) or is_cxx_inactive(name)
-                 or enzyme_hint(name) is not None))
+                 or enzyme_hint(name) is not None or is_rust_inactive(name)))
 
 
 # External functions that never carry derivatives and never write user data: I/O, time,
@@ -323,6 +356,9 @@ INACTIVE_FUNCTIONS = InactiveNames(
         "gettimeofday", "clock_gettime", "rand", "srand", "random", "srandom", "getenv",
         "atoi", "atof", "strlen", "strcmp", "strncmp", "malloc_usable_size",
         "__errno_location", "__cxa_guard_acquire", "__cxa_guard_release",
+        # numba's helpers of array views: reshape/ravel compute the new view's integer
+        # strides (the shadow view is made by the same code from the same integers)
+        "numba_attempt_nocopy_reshape",
     ]
 )  # fmt: skip
 
@@ -486,6 +522,7 @@ __all__ = [
     "LIBM_FUNCTIONS",
     "MEMORY_TRANSFER_PREFIXES",
     "NO_MODULE_FUNCTIONS",
+    "OBJECT_RELEASE_FUNCTIONS",
     "SHADOW_MIRRORED_FUNCTIONS",
     "Allocator",
     "Deallocator",
@@ -509,6 +546,7 @@ __all__ = [
     "is_math_intrinsic",
     "is_memory_transfer",
     "is_memset",
+    "is_object_release",
     "is_shadow_mirrored",
     "is_state_release",
     "libm_names",

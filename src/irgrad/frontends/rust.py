@@ -1,5 +1,13 @@
 """Rust through rustc (bitcode read by llvmlite, whatever LLVM rustc bundles as long as
-LLVM 22 reads it)."""
+LLVM 22 reads it).
+
+For AD every generic function the crate instantiates must be in its own IR: with rustc's
+default *shared generics* (on at ``-C opt-level=0`` and ``1``), ``Vec<f64>::push`` calls
+``RawVecInner::grow_amortized`` instantiated once in the standard library's native code,
+which irgrad cannot differentiate. IR for AD is therefore compiled with
+``-Z share-generics=no``; a stable rustc takes that flag with ``RUSTC_BOOTSTRAP=1`` (set
+for this one rustc run only), a nightly one as it is.
+"""
 
 from __future__ import annotations
 
@@ -26,8 +34,12 @@ def rustc_ir_flags(opt_level: int, for_ad: bool) -> list[str]:
     """rustc flags: ``-C no-prepopulate-passes`` is rustc's ``-disable-llvm-passes``."""
     flags = ["-C", f"opt-level={opt_level}"]
     if for_ad:
-        flags += ["-C", "no-prepopulate-passes"]
+        flags += ["-C", "no-prepopulate-passes", "-Z", "share-generics=no"]
     return flags
+
+
+# the environment rustc runs in for AD: -Z flags on a stable toolchain (module doc)
+RUSTC_AD_ENV = {"RUSTC_BOOTSTRAP": "1"}
 
 
 def compile_rust(
@@ -49,5 +61,6 @@ def compile_rust(
         if panic_abort:
             args += ["-C", "panic=abort"]
         args += [*flags, str(source), "-o", str(out)]
-        run_tool("rustc", args, what=f"rustc could not compile {source}")
+        run_tool("rustc", args, what=f"rustc could not compile {source}",
+                 env=RUSTC_AD_ENV if for_ad else None)
         return out.read_bytes()

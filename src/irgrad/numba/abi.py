@@ -29,6 +29,7 @@ derivative is synthesized by irgrad's ordinary ``__enzyme_*`` lowering:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,24 +41,68 @@ REVERSE = "irgrad_nb_rev"
 FORWARD = "irgrad_nb_fwd"
 WRAPPERS = (PRIMAL, SEEDED, REVERSE, FORWARD)
 
+# Where numba's function puts the description of an exception it raises (its ``excinfo``
+# parameter). A global registered inactive (Enzyme's ``__enzyme_inactive_global``): a
+# pointer to constant exception data stored there carries no derivative, also when numba
+# left the function that raises out of line (otherwise the slot, passed to a call that
+# also gets active arrays, would count as memory that may hold active pointers). The
+# derivative wrappers hold the arena's lock, so one call uses the slot at a time.
+EXCEPTION_SLOT = "irgrad_nb_excinfo"
+EXCEPTION_SLOT_IR = f"""@{EXCEPTION_SLOT} = internal global ptr null, align 8
+@__enzyme_inactive_global_irgrad_nb = global [1 x ptr] [ptr @{EXCEPTION_SLOT}]
+"""
+# numba's own call sequences give each call a local slot (``%excinfo.3 = alloca ptr``)
+# and copy what the callee stored there into their own ``excinfo`` on error
+_LOCAL_SLOT = re.compile(r'^(\s*)(%"?excinfo(?:\.\d+)?"?) = alloca ptr(?:, align \d+)?$', re.M)
+
+
+def share_exception_slots(text: str) -> str:
+    """numba's module text with every local exception slot made the one inactive slot:
+    a local slot passed to a callee together with active arrays would count as memory
+    that may hold active pointers. (The callee stores the exception's description there
+    and the caller copies it into its own slot, which is the same slot: unchanged.)"""
+    return _LOCAL_SLOT.sub(
+        lambda m: f"{m.group(1)}{m.group(2)} = getelementptr i8, ptr @{EXCEPTION_SLOT}, i64 0",
+        text)
+
 
 @dataclass(frozen=True)
 class ArgKind:
     """How one argument of the numba function is passed and differentiated.
 
-    ``kind`` is ``"float"`` (a float64 scalar: active), ``"int"`` (an integer or boolean
-    scalar: constant, ``bits`` wide in numba's ABI) or ``"array"`` (a C-contiguous float64
-    array of ``ndim`` dimensions: duplicated with a shadow of the same shape).
+    ``kind`` is ``"float"`` (a float64 or float32 scalar: active), ``"int"`` (an integer
+    or boolean scalar: constant, ``bits`` wide in numba's ABI) or ``"array"`` (a
+    C-contiguous float64 or float32 array of ``ndim`` dimensions: duplicated with a shadow
+    of the same shape). For floats and arrays ``bits`` is the element's width (64 or 32).
+    ``active=False``: a float or array the derivative is not taken with respect to
+    (``argnums`` leaves it out): passed ``enzyme_const``.
     """
 
     kind: str
     bits: int = 64
     ndim: int = 0
     name: str = ""
+    active: bool = True
+    # an F-order or strided array: the derivative works on a C-contiguous copy, whose
+    # contents go back into the array afterwards when it is ``writable``
+    contiguous: bool = True
+    writable: bool = True
 
     @property
     def differentiable(self) -> bool:
-        return self.kind in ("float", "array")
+        """A float or array argument the derivative is taken with respect to."""
+        return self.kind in ("float", "array") and self.active
+
+    @property
+    def ll(self) -> str:
+        """The LLVM type of the scalar or of the array's elements."""
+        if self.kind == "int":
+            return f"i{self.bits}"
+        return "double" if self.bits == 64 else "float"
+
+    @property
+    def itemsize(self) -> int:
+        return self.bits // 8
 
 
 def classify(numba_type: Any, name: str, position: int) -> ArgKind:
@@ -65,28 +110,27 @@ def classify(numba_type: Any, name: str, position: int) -> ArgKind:
     from numba.core import types
 
     where = f"argument {position} ('{name}')"
-    if numba_type == types.float64:
-        return ArgKind("float", name=name)
+    if numba_type in (types.float64, types.float32):
+        return ArgKind("float", bits=numba_type.bitwidth, name=name)
     if isinstance(numba_type, types.Boolean):
         return ArgKind("int", bits=8, name=name)
     if isinstance(numba_type, types.Integer):
         return ArgKind("int", bits=numba_type.bitwidth, name=name)
     if isinstance(numba_type, types.Array):
-        if numba_type.dtype != types.float64:
+        if numba_type.dtype not in (types.float64, types.float32):
             raise UsageError(
-                f"{where}: irgrad differentiates float64 arrays, got an array of "
-                f"{numba_type.dtype} (convert with .astype(np.float64))"
+                f"{where}: irgrad differentiates float64 and float32 arrays, got an array "
+                f"of {numba_type.dtype} (convert with .astype(np.float64))"
             )
-        if numba_type.layout != "C" or numba_type.ndim < 1:
-            raise UsageError(
-                f"{where}: irgrad needs a C-contiguous float64 array, got a "
-                f"{'non-contiguous' if numba_type.layout != 'C' else '0-d'} array "
-                f"({numba_type}); pass np.ascontiguousarray(x)"
-            )
-        return ArgKind("array", ndim=numba_type.ndim, name=name)
+        if numba_type.ndim < 1:
+            raise UsageError(f"{where}: irgrad needs an array of at least one dimension, "
+                             f"got a 0-d array ({numba_type}); pass a float instead")
+        return ArgKind("array", bits=numba_type.dtype.bitwidth, ndim=numba_type.ndim,
+                       name=name, contiguous=numba_type.layout == "C",
+                       writable=bool(numba_type.mutable))
     raise UsageError(
-        f"{where}: irgrad supports float64 scalars, C-contiguous float64 arrays and integer "
-        f"scalars (constant), got {numba_type}"
+        f"{where}: irgrad supports float64/float32 scalars, C-contiguous float64/float32 "
+        f"arrays and integer scalars (constant), got {numba_type}"
     )
 
 
@@ -96,7 +140,7 @@ def return_kind(return_type: Any, name: str) -> tuple[bool, int]:
     UsageError."""
     from numba.core import types
 
-    if return_type == types.float64:
+    if return_type in (types.float64, types.float32):
         return True, 0
     if return_type == types.none:
         return False, 0
@@ -105,9 +149,16 @@ def return_kind(return_type: Any, name: str) -> tuple[bool, int]:
         return False, return_type.ndim
     raise UsageError(
         f"{name} returns {return_type}: irgrad differentiates numba functions returning a "
-        "float64, a C-contiguous float64 array (vjp/jvp) or None (write other results "
+        "float64 or float32, a C-contiguous float64 array (vjp/jvp) or None (write other results "
         "into an output argument instead)"
     )
+
+
+def return_type_ll(return_type: Any) -> str:
+    """The LLVM type of a float return value (``double`` for float64, ``float``)."""
+    from numba.core import types
+
+    return "float" if return_type == types.float32 else "double"
 
 
 def exploded_count(kinds: list[ArgKind]) -> int:
@@ -123,9 +174,9 @@ def _params(kinds: list[ArgKind], shadows: bool) -> list[str]:
     out: list[str] = []
     for i, k in enumerate(kinds):
         if k.kind == "float":
-            out.append(f"double %a{i}")
+            out.append(f"{k.ll} %a{i}")
             if shadows:
-                out.append(f"double %t{i}")
+                out.append(f"{k.ll} %t{i}")
         elif k.kind == "int":
             out.append(f"i{k.bits} %a{i}")
         else:
@@ -142,12 +193,13 @@ def _explode(kinds: list[ArgKind]) -> tuple[list[str], list[str]]:
     args: list[str] = []
     for i, k in enumerate(kinds):
         if k.kind == "float":
-            args.append(f"double %a{i}")
+            args.append(f"{k.ll} %a{i}")
         elif k.kind == "int":
             args.append(f"i{k.bits} %a{i}")
         else:
-            # C-contiguous strides: stride[d] = 8 * prod(shape[d+1:]); nitems = prod(shape)
-            strides = ["8"] * k.ndim
+            # C-contiguous strides: stride[d] = itemsize * prod(shape[d+1:]); nitems =
+            # prod(shape)
+            strides = [str(k.itemsize)] * k.ndim
             for d in range(k.ndim - 2, -1, -1):
                 body.append(f"  %a{i}.st{d} = mul i64 {strides[d + 1]}, %a{i}.s{d + 1}")
                 strides[d] = f"%a{i}.st{d}"
@@ -155,7 +207,7 @@ def _explode(kinds: list[ArgKind]) -> tuple[list[str], list[str]]:
             for d in range(1, k.ndim):
                 body.append(f"  %a{i}.n{d} = mul i64 {n}, %a{i}.s{d}")
                 n = f"%a{i}.n{d}"
-            args += ["ptr null", "ptr null", f"i64 {n}", "i64 8", f"ptr %a{i}"]
+            args += ["ptr null", "ptr null", f"i64 {n}", f"i64 {k.itemsize}", f"ptr %a{i}"]
             args += [f"i64 %a{i}.s{d}" for d in range(k.ndim)]
             args += [f"i64 {strides[d]}" for d in range(k.ndim)]
     return body, args
@@ -217,12 +269,13 @@ def _copy_result(out_ndim: int) -> list[str]:
 
 
 def primal_wrapper(kinds: list[ArgKind], has_return: bool, internal: str,
-                   out_ndim: int = 0) -> str:
+                   out_ndim: int = 0, ret_ll: str = "double") -> str:
     """``irgrad_nb_primal(ptr status, [out...], args...)``: calls numba's function, stores
-    its status (and copies a returned array into ``out``)."""
+    its status (and copies a returned array into ``out``). A float return (``ret_ll``:
+    ``double`` or ``float``) is returned as a double."""
     ret = "double" if has_return else "void"
     if has_return:
-        slot = "double"
+        slot = ret_ll
     elif out_ndim:
         slot = f"{{ ptr, ptr, i64, i64, ptr, [{out_ndim} x i64], [{out_ndim} x i64] }}"
     else:
@@ -233,17 +286,20 @@ def primal_wrapper(kinds: list[ArgKind], has_return: bool, internal: str,
         f"define {ret} @{PRIMAL}({', '.join(params)}) {{",
         "entry:",
         f"  %ret = alloca {slot}, align 8",
-        "  %exc = alloca ptr, align 8",
-        "  store ptr null, ptr %exc, align 8",
+        f"  store ptr null, ptr @{EXCEPTION_SLOT}, align 8",
     ]
     if has_return:
-        lines.append("  store double 0.0, ptr %ret, align 8")
+        lines.append(f"  store {ret_ll} 0.0, ptr %ret, align 8")
     lines += body
-    call_args = ", ".join(["ptr %ret", "ptr %exc", *args])
+    call_args = ", ".join(["ptr %ret", f"ptr @{EXCEPTION_SLOT}", *args])
     lines.append(f'  %st = call i32 @"{internal}"({call_args})')
     lines.append("  store i32 %st, ptr %status, align 4")
     if has_return:
-        lines += ["  %r = load double, ptr %ret, align 8", "  ret double %r"]
+        if ret_ll == "double":
+            lines += ["  %r = load double, ptr %ret, align 8", "  ret double %r"]
+        else:
+            lines += [f"  %r0 = load {ret_ll}, ptr %ret, align 8",
+                      f"  %r = fpext {ret_ll} %r0 to double", "  ret double %r"]
     elif out_ndim:
         lines += _copy_result(out_ndim)
     else:
@@ -281,15 +337,20 @@ def _marked_out(out_ndim: int, shadow: str) -> list[str]:
 def _marked_args(kinds: list[ArgKind], forward: bool) -> list[str]:
     out: list[str] = []
     for i, k in enumerate(kinds):
-        if k.kind == "float":
+        if k.kind == "float" and not k.active:
+            out += ['metadata !"enzyme_const"', f"{k.ll} %a{i}"]
+        elif k.kind == "float":
             if forward:
-                out += ['metadata !"enzyme_dup"', f"double %a{i}", f"double %t{i}"]
+                out += ['metadata !"enzyme_dup"', f"{k.ll} %a{i}", f"{k.ll} %t{i}"]
             else:
-                out += ['metadata !"enzyme_out"', f"double %a{i}"]
+                out += ['metadata !"enzyme_out"', f"{k.ll} %a{i}"]
         elif k.kind == "int":
             out += ['metadata !"enzyme_const"', f"i{k.bits} %a{i}"]
         else:
-            out += ['metadata !"enzyme_dup"', f"ptr %a{i}", f"ptr %d{i}"]
+            if k.active:
+                out += ['metadata !"enzyme_dup"', f"ptr %a{i}", f"ptr %d{i}"]
+            else:  # the shadow parameter is there, unused
+                out += ['metadata !"enzyme_const"', f"ptr %a{i}"]
             out += [x for d in range(k.ndim)
                     for x in ('metadata !"enzyme_const"', f"i64 %a{i}.s{d}")]
     return out
@@ -298,15 +359,16 @@ def _marked_args(kinds: list[ArgKind], forward: bool) -> list[str]:
 def reverse_wrapper(kinds: list[ArgKind], out_ndim: int = 0) -> str:
     """``irgrad_nb_rev(status, ptr dscalars, double seed, [out, dout, out_n, out_shape],
     args-with-shadows...)``."""
-    floats = [i for i, k in enumerate(kinds) if k.kind == "float"]
+    floats = [i for i, k in enumerate(kinds) if k.kind == "float" and k.active]
     params = ["ptr %status", "ptr %dscalars", "double %seed", *_out_params(out_ndim, "dout"),
               *_rev_params(kinds)]
+    types = [kinds[i].ll for i in floats]
     if not floats:
         ret = "void"
     elif len(floats) == 1:
-        ret = "double"
+        ret = types[0]
     else:
-        ret = "{ " + ", ".join(["double"] * len(floats)) + " }"
+        ret = "{ " + ", ".join(types) + " }"
     marked = ['ptr @' + SEEDED, 'metadata !"enzyme_const"', "ptr %status",
               'metadata !"enzyme_const"', "double %seed", *_marked_out(out_ndim, "dout"),
               *_marked_args(kinds, False)]
@@ -316,11 +378,15 @@ def reverse_wrapper(kinds: list[ArgKind], out_ndim: int = 0) -> str:
         lines.append(f"  call void (ptr, ...) @__enzyme_autodiff_irgrad_nb_v({', '.join(marked)})")
     else:
         fn = "__enzyme_autodiff_irgrad_nb_" + ("d" if len(floats) == 1 else "s")
+        fn += "" if all(t == "double" for t in types) else "f"
         lines.append(f"  %g = call {ret} (ptr, ...) @{fn}({', '.join(marked)})")
         for j in range(len(floats)):
             value = "%g" if len(floats) == 1 else f"%g{j}"
             if len(floats) > 1:
                 lines.append(f"  %g{j} = extractvalue {ret} %g, {j}")
+            if types[j] != "double":  # dscalars holds doubles
+                lines.append(f"  %w{j} = fpext {types[j]} {value} to double")
+                value = f"%w{j}"
             lines.append(f"  %p{j} = getelementptr double, ptr %dscalars, i64 {j}")
             lines.append(f"  store double {value}, ptr %p{j}, align 8")
     lines += ["  call void @irgrad_nb_release()", "  ret void", "}"]
@@ -333,7 +399,7 @@ def _rev_params(kinds: list[ArgKind]) -> list[str]:
     out: list[str] = []
     for i, k in enumerate(kinds):
         if k.kind == "float":
-            out.append(f"double %a{i}")
+            out.append(f"{k.ll} %a{i}")
         elif k.kind == "int":
             out.append(f"i{k.bits} %a{i}")
         else:

@@ -15,9 +15,12 @@ and from other ``@njit`` functions::
     (dx, dy) = irgrad.vjp(f)((x, 2.0), 1.0, (np.zeros_like(x), 0.0))
     value, dvalue, (tx, ty) = irgrad.jvp(f)((x, 2.0), (np.ones_like(x), 0.0))
 
-Supported arguments: float64 scalars (active), C-contiguous float64 arrays of any rank
-(duplicated: shadow of the same shape), integer and boolean scalars (constant). Anything
-else (int or float32 arrays, non-contiguous arrays, tuples, ...) is a
+Supported arguments: float64 and float32 scalars (active), C-contiguous float64 and
+float32 arrays of any rank (duplicated: shadow of the same shape and dtype), integer and
+boolean scalars (constant); ``grad(f, argnums=...)`` makes the floats and arrays it does
+not select constant (JAX's convention for the result). F-order and strided arrays go
+to the derivative as C-contiguous copies (written back afterwards when writable).
+Anything else (int arrays, 0-d arrays, tuples, ...) is a
 :class:`~irgrad.errors.UsageError` naming the argument. ``f`` returns a float64 (grad,
 vjp, jvp), a C-contiguous float64 array (vjp: ``ct_return`` is an array of its shape;
 jvp: ``value`` and ``value_tangent`` are arrays, and ``f`` runs once more first to learn
@@ -33,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from irgrad.errors import UsageError
-from irgrad.numba.build import build, kinds_of
+from irgrad.numba.build import build, build_gradient_of_gradient, kinds_of
 from irgrad.numba.codegen import forward_source, reverse_source
 
 _counter = itertools.count()
@@ -43,6 +46,8 @@ _MODES = ("grad", "vjp", "jvp")
 def _py_func(func: Any) -> Callable[..., Any]:
     from numba.core.dispatcher import Dispatcher
 
+    if isinstance(func, NumbaDerivative):  # grad(grad(f)): the arguments are f's
+        return func.py_func
     if isinstance(func, Dispatcher):
         return func.py_func  # type: ignore[no-any-return]
     if callable(func):
@@ -67,16 +72,25 @@ class NumbaDerivative:
     from Python, arguments are checked first so a wrong type is a UsageError.
     """
 
-    def __init__(self, func: Any, mode: str, opt_level: int = 2) -> None:
+    def __init__(self, func: Any, mode: str, opt_level: int = 2,
+                 argnums: int | tuple[int, ...] | None = None) -> None:
         if mode not in _MODES:
             raise UsageError(f"unknown derivative kind {mode!r}, expected one of {_MODES}")
+        self.argnums = argnums
+        self.inner = func if isinstance(func, NumbaDerivative) else None
+        if self.inner is not None and (mode != "grad" or self.inner.mode != "grad"):
+            raise UsageError("irgrad differentiates a derivative only as grad(grad(f))")
+        if self.inner is not None and self.inner.inner is not None:
+            raise UsageError("irgrad differentiates a derivative only as grad(grad(f)); a "
+                             "third derivative is not supported")
         self.py_func = _py_func(func)
-        self._primal = func if hasattr(func, "py_func") else None
+        self._primal = func if hasattr(func, "py_func") and self.inner is None else None
         self.mode = mode
         self.opt_level = opt_level
         self.__name__ = f"{mode}_{self.py_func.__name__}"
         self.__doc__ = f"irgrad.{mode} of {self.py_func.__name__}"
         self._arity = _arity(self.py_func)
+        self._selected = _normalize_argnums(argnums, self._arity, self.py_func.__name__)
         self.dispatcher = self._make_dispatcher()
 
     def __repr__(self) -> str:
@@ -121,7 +135,10 @@ class NumbaDerivative:
         from numba.core import types as nt
 
         if self.mode == "grad":
-            return kinds_of(self.py_func, types)
+            kinds = kinds_of(self.py_func, types)
+            if self.inner is not None:
+                self.inner._select(kinds)
+            return self._select(kinds)
         primals = types[0]
         if not isinstance(primals, nt.BaseTuple) or len(primals) != self._arity:
             raise UsageError(f"{self!r}: the first argument must be a tuple of the "
@@ -134,9 +151,10 @@ class NumbaDerivative:
             raise UsageError(f"{self!r}: {what} must be a tuple with one entry per float64 "
                              f"scalar or array argument ({len(diff)}), got {seeds}")
         for j, (k, t) in enumerate(zip(diff, seeds, strict=True)):
-            if k.kind == "array" and not (isinstance(t, nt.Array) and t.dtype == nt.float64
+            if k.kind == "array" and not (isinstance(t, nt.Array) and t.dtype.bitwidth == k.bits
+                                           and isinstance(t.dtype, nt.Float)
                                            and t.ndim == k.ndim):
-                raise UsageError(f"{self!r}: {what}[{j}] (for '{k.name}') must be a float64 "
+                raise UsageError(f"{self!r}: {what}[{j}] (for '{k.name}') must be a float{k.bits} "
                                  f"array of {k.ndim} dimension(s), got {t}")
             if k.kind == "float" and not isinstance(t, nt.Number):
                 raise UsageError(f"{self!r}: {what}[{j}] (for '{k.name}') must be a number, "
@@ -169,14 +187,38 @@ class NumbaDerivative:
         entry.__name__ = self.__name__
         return numba.njit(entry)
 
+    def _select(self, kinds: list[Any]) -> list[Any]:
+        """``kinds`` with the floats and arrays ``argnums`` leaves out made constant; an
+        ``argnums`` entry that is not a float or array argument is a UsageError."""
+        import dataclasses
+
+        if self._selected is None:
+            return kinds
+        for i in self._selected:
+            if not kinds[i].differentiable:
+                raise UsageError(f"{self!r}: argnums selects argument {i} ('{kinds[i].name}'), "
+                                 "which is not a float scalar or array: it has no derivative")
+        return [dataclasses.replace(k, active=False)
+                if k.differentiable and i not in self._selected else k
+                for i, k in enumerate(kinds)]
+
     def _make_impl(self, types: tuple[Any, ...]) -> Callable[..., Any]:
         import numpy as np
 
         kinds = self._check_types(types)
-        arg_types = types if self.mode == "grad" else tuple(types[0])
+        # F-order and strided arrays reach the derivative as C-contiguous copies (see
+        # irgrad.numba.codegen): numba compiles the function for C-contiguous arrays
+        arg_types = tuple(_c_layout(t) for t in
+                          (types if self.mode == "grad" else tuple(types[0])))
         name = self.py_func.__name__
         mode = "fwd" if self.mode == "jvp" else "rev"
-        built = build(self.py_func, arg_types, mode, self.opt_level)
+        inactive = _inactive(kinds)
+        if self.inner is not None:  # grad(grad(f)): the inner gradient as IR
+            inner = _inactive(self.inner._select(kinds_of(self.py_func, arg_types)))
+            built = build_gradient_of_gradient(self.py_func, arg_types, inner, inactive,
+                                               self.opt_level)
+        else:
+            built = build(self.py_func, arg_types, mode, self.opt_level, inactive)
         if self.mode == "grad" and not built.has_return:
             what = "an array" if built.out_ndim else "None"
             raise UsageError(f"irgrad.grad: {name} returns {what}; grad needs a float64 "
@@ -184,7 +226,9 @@ class NumbaDerivative:
         if self.mode == "vjp":
             _check_ct_return(self, types[1], built.out_ndim)
         if mode == "rev":
-            source = reverse_source(name, kinds, self.mode == "vjp", built.out_ndim)
+            source = reverse_source(name, kinds, self.mode == "vjp", built.out_ndim,
+                                    single=isinstance(self.argnums, int),
+                                    order=self._selected)
         else:
             source = forward_source(name, kinds, built.has_return, built.out_ndim)
         (fn,) = built.functions.values()
@@ -199,20 +243,51 @@ class NumbaDerivative:
         return adapter
 
 
-_cache: dict[tuple[Any, str, int], NumbaDerivative] = {}
+def _c_layout(t: Any) -> Any:
+    from numba.core import types as nt
+
+    if isinstance(t, nt.Array) and t.layout != "C":
+        return t.copy(layout="C")
+    return t
 
 
-def _derivative(func: Any, mode: str, opt_level: int) -> NumbaDerivative:
-    """One NumbaDerivative per (function, kind, -O level): ``irgrad.grad(f)(x)`` written
-    inside a loop does not rebuild the @njit adapter each time."""
+def _inactive(kinds: list[Any]) -> tuple[int, ...]:
+    """Positions of the floats and arrays passed enzyme_const."""
+    return tuple(i for i, k in enumerate(kinds) if k.kind in ("float", "array") and not k.active)
+
+
+def _normalize_argnums(argnums: Any, arity: int, name: str) -> tuple[int, ...] | None:
+    """``argnums`` as a tuple of non-negative positions (None: every float and array)."""
+    if argnums is None:
+        return None
+    items = (argnums,) if isinstance(argnums, int) else argnums
+    if not isinstance(items, tuple) or not items or \
+            not all(isinstance(i, int) and not isinstance(i, bool) for i in items):
+        raise UsageError(f"argnums must be an int or a non-empty tuple of ints, got {argnums!r}")
+    out = []
+    for i in items:
+        if not -arity <= i < arity:
+            raise UsageError(f"argnums {i} is out of range: {name} takes {arity} arguments")
+        out.append(i % arity)
+    if len(set(out)) != len(out):
+        raise UsageError(f"argnums {argnums!r} names an argument twice")
+    return tuple(out)
+
+
+_cache: dict[tuple[Any, ...], NumbaDerivative] = {}
+
+
+def _derivative(func: Any, mode: str, opt_level: int, argnums: Any = None) -> NumbaDerivative:
+    """One NumbaDerivative per (function, kind, -O level, argnums): ``irgrad.grad(f)(x)``
+    written inside a loop does not rebuild the @njit adapter each time."""
     try:
-        key = (func, mode, opt_level)
+        key = (func, mode, opt_level, argnums)
         hash(key)
     except TypeError:
-        return NumbaDerivative(func, mode, opt_level)
+        return NumbaDerivative(func, mode, opt_level, argnums)
     found = _cache.get(key)
     if found is None:
-        found = _cache[key] = NumbaDerivative(func, mode, opt_level)
+        found = _cache[key] = NumbaDerivative(func, mode, opt_level, argnums)
     return found
 
 
@@ -227,10 +302,13 @@ def _check_ct_return(d: NumbaDerivative, ct_type: Any, out_ndim: int) -> None:
         raise UsageError(f"{d!r}: ct_return must be a number, got {ct_type}")
 
 
-def grad(func: Any, *, opt_level: int = 2) -> NumbaDerivative:
-    """The gradient of a float64-valued numba function: ``grad(f)(*args)`` returns a tuple
-    with df/darg for every float64 scalar and float64 array argument, in order."""
-    return _derivative(func, "grad", opt_level)
+def grad(func: Any, *, opt_level: int = 2,
+         argnums: int | tuple[int, ...] | None = None) -> NumbaDerivative:
+    """The gradient of a float-valued numba function: ``grad(f)(*args)`` returns a tuple
+    with df/darg for every float scalar and float array argument, in order. ``argnums``
+    as in JAX: an int gives df/dargs[argnums] itself, a tuple of ints a tuple over those
+    arguments (the others are constant: their derivatives are not computed)."""
+    return _derivative(func, "grad", opt_level, argnums)
 
 
 def vjp(func: Any, *, opt_level: int = 2) -> NumbaDerivative:

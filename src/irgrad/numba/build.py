@@ -20,6 +20,7 @@ from typing import Any
 
 from irgrad.errors import UsageError
 from irgrad.numba.abi import (
+    EXCEPTION_SLOT_IR,
     FORWARD,
     REVERSE,
     WRAPPERS,
@@ -29,10 +30,13 @@ from irgrad.numba.abi import (
     forward_wrapper,
     primal_wrapper,
     return_kind,
+    return_type_ll,
     reverse_wrapper,
     seeded_wrapper,
+    share_exception_slots,
 )
 from irgrad.numba.capture import numba_module
+from irgrad.numba.nested import gradient_primal, inner_wrappers
 from irgrad.numba.nrt import replace_nrt_memory, use_arena
 
 MODES = ("rev", "fwd")
@@ -53,7 +57,7 @@ class Built:
 
 def _ctype(k: ArgKind) -> Any:
     if k.kind == "float":
-        return ctypes.c_double
+        return ctypes.c_double if k.bits == 64 else ctypes.c_float
     return {8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}[
         k.bits
     ]
@@ -78,7 +82,7 @@ def wrapper_argtypes(kinds: list[ArgKind], mode: str, out_ndim: int = 0
         else:
             out.append(_ctype(k))
             if k.kind == "float" and mode == "fwd":
-                out.append(ctypes.c_double)
+                out.append(_ctype(k))
     return out[0], out  # restype is filled in by the caller
 
 
@@ -91,8 +95,8 @@ def _make_internal(module: Any) -> None:
     for gv in module.global_variables:
         if gv.name.startswith(_ENV_PREFIX):
             gv.linkage = llvm.Linkage.external  # set to numba's Environment after JIT
-        elif not gv.is_declaration:
-            gv.linkage = llvm.Linkage.internal
+        elif not gv.is_declaration and not gv.name.startswith("__enzyme_"):
+            gv.linkage = llvm.Linkage.internal  # (registrations stay until AD reads them)
 
 
 def _set_environments(jit: Any, module: Any) -> list[Any]:
@@ -112,7 +116,11 @@ def _set_environments(jit: Any, module: Any) -> list[Any]:
     return kept
 
 
-def kinds_of(py_func: Callable[..., Any], arg_types: tuple[Any, ...]) -> list[ArgKind]:
+def kinds_of(py_func: Callable[..., Any], arg_types: tuple[Any, ...],
+             inactive: tuple[int, ...] = ()) -> list[ArgKind]:
+    """How each argument is passed; the positions in ``inactive`` (floats and arrays
+    that ``argnums`` leaves out) are passed ``enzyme_const``."""
+    import dataclasses
     import inspect
 
     try:
@@ -120,24 +128,20 @@ def kinds_of(py_func: Callable[..., Any], arg_types: tuple[Any, ...]) -> list[Ar
     except (TypeError, ValueError):
         names = []
     names += [f"arg{i}" for i in range(len(names), len(arg_types))]
-    return [classify(t, names[i], i) for i, t in enumerate(arg_types)]
+    kinds = [classify(t, names[i], i) for i, t in enumerate(arg_types)]
+    return [dataclasses.replace(k, active=False) if i in inactive else k
+            for i, k in enumerate(kinds)]
 
 
 @functools.lru_cache(maxsize=256)
 def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
-          opt_level: int = 2) -> Built:
-    """Compile ``py_func`` for numba ``arg_types`` and synthesize the ``mode`` wrappers."""
-    from irgrad import ir
-    from irgrad.llvm.canonicalize import canonicalize
-    from irgrad.llvm.jit import JITModule
-    from irgrad.llvm.load import parse_llvm
-    from irgrad.llvm.optimize import optimize
-    from irgrad.pipeline import lower_enzyme_calls, to_ir_model
-
+          opt_level: int = 2, inactive: tuple[int, ...] = ()) -> Built:
+    """Compile ``py_func`` for numba ``arg_types`` and synthesize the ``mode`` wrappers
+    (the arguments at the positions ``inactive`` are constant)."""
     if mode not in MODES:
         raise UsageError(f"unknown derivative mode {mode!r}, expected one of {MODES}")
     name = getattr(py_func, "__name__", "function")
-    kinds = kinds_of(py_func, arg_types)
+    kinds = kinds_of(py_func, arg_types, inactive)
     text, cres = numba_module(py_func, arg_types)
     has_return, out_ndim = return_kind(cres.signature.return_type, name)
     fn_type = cres.target_context.call_conv.get_function_type(
@@ -148,14 +152,54 @@ def build(py_func: Callable[..., Any], arg_types: tuple[Any, ...], mode: str,
             f"{name}: numba's calling convention has {len(fn_type.args)} parameters, irgrad "
             f"expected {2 + exploded_count(kinds)} (unsupported numba version?)"
         )
-    pieces = [replace_nrt_memory(text),
-              primal_wrapper(kinds, has_return, cres.fndesc.mangled_name, out_ndim)]
+    ret_ll = return_type_ll(cres.signature.return_type)
+    pieces = [replace_nrt_memory(share_exception_slots(text)),
+              primal_wrapper(kinds, has_return, cres.fndesc.mangled_name, out_ndim, ret_ll)]
     if mode == "rev":
         pieces += [seeded_wrapper(kinds, has_return, out_ndim), reverse_wrapper(kinds, out_ndim)]
     else:
         pieces.append(forward_wrapper(kinds, has_return, out_ndim))
+    return _compile(pieces, kinds, mode, has_return, out_ndim, name, opt_level)
+
+
+@functools.lru_cache(maxsize=64)
+def build_gradient_of_gradient(py_func: Callable[..., Any], arg_types: tuple[Any, ...],
+                               inner_inactive: tuple[int, ...],
+                               outer_inactive: tuple[int, ...], opt_level: int = 2) -> Built:
+    """The reverse wrappers of ``grad(grad(f))``: the inner gradient (one float: the
+    arguments at ``inner_inactive`` are constant) differentiated again with respect to the
+    arguments not in ``outer_inactive`` (:mod:`irgrad.numba.nested`)."""
+    name = getattr(py_func, "__name__", "function")
+    inner = kinds_of(py_func, arg_types, inner_inactive)
+    outer = kinds_of(py_func, arg_types, outer_inactive)
+    text, cres = numba_module(py_func, arg_types)
+    has_return, _ = return_kind(cres.signature.return_type, name)
+    active = [k for k in inner if k.differentiable]
+    if not has_return or len(active) != 1 or active[0].kind != "float" or \
+            any(k.kind == "array" and k.active for k in outer):
+        raise UsageError(
+            f"irgrad.grad(irgrad.grad({name})): the inner gradient must be one float (a "
+            "function of one float argument, or argnums=int selecting a float) and the "
+            "outer gradient must be taken with respect to float scalars")
+    pieces = [replace_nrt_memory(share_exception_slots(text)),
+              inner_wrappers(inner, True, cres.fndesc.mangled_name,
+                             return_type_ll(cres.signature.return_type)),
+              gradient_primal(outer), seeded_wrapper(outer, True), reverse_wrapper(outer)]
+    return _compile(pieces, outer, "rev", True, 0, f"grad of grad of {name}", opt_level)
+
+
+def _compile(pieces: list[str], kinds: list[ArgKind], mode: str, has_return: bool,
+             out_ndim: int, name: str, opt_level: int) -> Built:
+    """The module text of ``pieces`` through irgrad's pipeline into a JIT."""
+    from irgrad import ir
+    from irgrad.llvm.canonicalize import canonicalize
+    from irgrad.llvm.jit import JITModule
+    from irgrad.llvm.load import parse_llvm
+    from irgrad.llvm.optimize import optimize
+    from irgrad.pipeline import lower_enzyme_calls, to_ir_model
+
     filename = f"<numba {name}>"
-    module = parse_llvm("\n".join(pieces), filename)
+    module = parse_llvm("\n".join([*pieces, EXCEPTION_SLOT_IR]), filename)
     _make_internal(module)
     module = canonicalize(module, filename=filename)
     model = lower_enzyme_calls(to_ir_model(module, filename))

@@ -1,7 +1,10 @@
 """Python functions through numba: the LLVM module *before* numba's final optimization.
 
 ``dispatcher.inspect_llvm()`` shows the module after numba optimized it for code
-generation; for AD we need it earlier. :func:`numba_ir` compiles the function afresh (a new
+generation; for AD we need it earlier. The function is compiled with numba's debug info
+(``!dbg`` locations in the Python source: a derivative error names the file and line of
+the ``@njit`` function), without the bounds checks, lifetimes and ``noinline`` that
+``debug=True`` would also bring. :func:`numba_ir` compiles the function afresh (a new
 dispatcher without cache, so the compilation really happens) while
 ``CPUCodeLibrary._optimize_final_module`` is hooked to record the library's module text
 after numba linked its callees in and before the module-level pipeline runs.
@@ -13,7 +16,9 @@ in the module are runtime plumbing (inactive for AD).
 
 from __future__ import annotations
 
+import re
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -42,6 +47,28 @@ def _capture_final_modules() -> Iterator[list[tuple[str, str]]]:
             codegen.CPUCodeLibrary._optimize_final_module = original  # type: ignore[method-assign]
 
 
+def _with_line_tables(options: dict[str, Any]) -> dict[str, Any]:
+    """numba's options plus debug info (``!dbg`` locations in the Python source, which
+    irgrad's diagnostics report), without what ``debug=True`` would change besides:
+    bounds checks stay as the user chose (off by default) and variable lifetimes are not
+    extended."""
+    options.setdefault("boundscheck", False)
+    options["debug"] = True
+    options["_dbg_extend_lifetimes"] = False
+    return options
+
+
+_NOINLINE = re.compile(r"^(attributes #\d+ = \{[^\n]*?)\s*\bnoinline\b", re.M)
+
+
+def _without_debug_noinline(text: str) -> str:
+    """numba marks every function ``noinline`` when it emits debug info (to keep frames
+    for a debugger); the pre-AD pipeline should inline as without debug info."""
+    text = _NOINLINE.sub(r"\1", text)
+    # a group left empty is not valid IR: give it a harmless attribute
+    return re.sub(r"^(attributes #\d+ = \{)\s*\}", r"\1 nounwind }", text, flags=re.M)
+
+
 def _fresh_dispatcher(func: Callable[..., Any]) -> Any:
     from numba.core.dispatcher import Dispatcher
 
@@ -49,13 +76,13 @@ def _fresh_dispatcher(func: Callable[..., Any]) -> Any:
         return type(func)(
             func.py_func,
             locals=dict(func.locals),
-            targetoptions=dict(func.targetoptions),
+            targetoptions=_with_line_tables(dict(func.targetoptions)),
             pipeline_class=func._compiler.pipeline_class,
         )
     if callable(func):
         import numba
 
-        return numba.njit(func)
+        return numba.njit(func, **_with_line_tables({}))
     raise UsageError(f"numba_ir needs a Python function or numba dispatcher, not {func!r}")
 
 
@@ -81,7 +108,9 @@ def numba_module(func: Callable[..., Any], signature: Any) -> tuple[str, Any]:
     except (TypeError, ValueError) as exc:
         raise UsageError(f"bad numba signature {signature!r}: {exc}") from None
     sig = return_type(*args) if return_type is not None else tuple(args)
-    with _capture_final_modules() as captured:
+    with _capture_final_modules() as captured, warnings.catch_warnings():
+        # numba's array expressions have no source file: their line tables are partial
+        warnings.simplefilter("ignore", numba_errors.NumbaDebugInfoWarning)
         try:
             dispatcher.compile(sig)
         except numba_errors.NumbaError as exc:
@@ -90,5 +119,5 @@ def numba_module(func: Callable[..., Any], signature: Any) -> tuple[str, Any]:
     wrapper = cres.fndesc.llvm_cfunc_wrapper_name
     for _name, text in reversed(captured):
         if f'@"{wrapper}"' in text or f"@{wrapper}(" in text:
-            return text, cres
+            return _without_debug_noinline(text), cres
     raise UsageError(f"numba produced no module defining '{wrapper}'")

@@ -33,15 +33,34 @@ def _call(kinds: list[ArgKind], args: list[str], shadows: list[str], mode: str,
     tangent_iter = iter(tangents or [])
     for i, k in enumerate(kinds):
         if k.kind == "array":
-            out += [f"{args[i]}.ctypes.data", f"{next(shadow_iter)}.ctypes.data"]
+            shadow = next(shadow_iter) if k.active else args[i]  # (unused: enzyme_const)
+            out += [f"{args[i]}.ctypes.data", f"{shadow}.ctypes.data"]
             out += [f"{args[i]}.shape[{d}]" for d in range(k.ndim)]
         elif k.kind == "float":
             out.append(args[i])
             if mode == "fwd":
-                out.append(next(tangent_iter))
+                out.append(next(tangent_iter) if k.active else "0.0")
         else:
             out.append(args[i])
     return out
+
+
+def _contiguous_copies(kinds: list[ArgKind]) -> tuple[list[str], list[str], list[str]]:
+    """For F-order and strided array arguments: C-contiguous copies before the call (the
+    derivative's ABI passes C strides), their contents written back after it; and the
+    argument names the call uses."""
+    before: list[str] = []
+    after: list[str] = []
+    names: list[str] = []
+    for i, k in enumerate(kinds):
+        if k.kind == "array" and not k.contiguous:
+            before.append(f"    c{i} = np.ascontiguousarray(a{i})")
+            if k.writable:
+                after.append(f"    a{i}[...] = c{i}")
+            names.append(f"c{i}")
+        else:
+            names.append(f"a{i}")
+    return before, after, names
 
 
 def _status_check(name: str) -> list[str]:
@@ -69,11 +88,19 @@ def _out_checks(name: str, out_ndim: int, reference: str, shown: str) -> list[st
             f"array {name} returns')"]
 
 
-def reverse_source(name: str, kinds: list[ArgKind], vjp: bool, out_ndim: int = 0) -> str:
-    """The adapter of reverse mode (``grad`` when not ``vjp``)."""
+def _dtype(k: ArgKind) -> str:
+    return "np.float64" if k.bits == 64 else "np.float32"
+
+
+def reverse_source(name: str, kinds: list[ArgKind], vjp: bool, out_ndim: int = 0,
+                   single: bool = False, order: tuple[int, ...] | None = None) -> str:
+    """The adapter of reverse mode (``grad`` when not ``vjp``); ``single``: return the
+    one derivative itself, not a tuple (``argnums`` given as an integer); ``order``: the
+    positions whose derivatives are returned, in this order (``argnums``)."""
     n = len(kinds)
     diff = [i for i, k in enumerate(kinds) if k.differentiable]
-    floats = [i for i, k in enumerate(kinds) if k.kind == "float"]
+    returned = list(order) if order is not None else diff
+    floats = [i for i, k in enumerate(kinds) if k.kind == "float" and k.active]
     if vjp:
         lines = ["def adapter(primals, ct_return, ct_args):"]
         lines += [f"    a{i} = primals[{i}]" for i in range(n)]
@@ -88,23 +115,28 @@ def reverse_source(name: str, kinds: list[ArgKind], vjp: bool, out_ndim: int = 0
             continue
         if vjp:
             lines += _shape_check(f"a{i}", f"ct_args[{j}]", f"ct_args[{j}]")
-            lines.append(f"    d{i} = np.ascontiguousarray(ct_args[{j}]).copy()")
+            lines.append(f"    d{i} = np.ascontiguousarray(ct_args[{j}]).astype("
+                         f"{_dtype(kinds[i])})")
         else:
-            lines.append(f"    d{i} = np.zeros(a{i}.shape)")
+            lines.append(f"    d{i} = np.zeros(a{i}.shape, {_dtype(kinds[i])})")
         shadows.append(f"d{i}")
-    args = _call(kinds, [f"a{i}" for i in range(n)], shadows, "rev")
+    before, after, names = _contiguous_copies(kinds)
+    lines += before
+    args = _call(kinds, names, shadows, "rev")
     if out_ndim:  # the cotangent of the returned array seeds the shadow of its copy
         lines += ["    ct = np.ascontiguousarray(ct_return)", "    out = np.empty(ct.shape)",
                   "    dout = ct.copy()", f"    oshape = np.zeros({out_ndim}, np.int64)"]
         args = ["out.ctypes.data", "dout.ctypes.data", "ct.size", "oshape.ctypes.data", *args]
         seed = "1.0"
     lines.append(f"    FN(st.ctypes.data, ds.ctypes.data, {seed}, {', '.join(args)})")
+    lines += after
     if out_ndim:
         lines += _out_checks(name, out_ndim, "ct", "ct_return")
     lines += _status_check(name)
-    results = [f"d{i}" if kinds[i].kind == "array" else f"ds[{floats.index(i)}]"
-               for i in diff]
-    lines.append(f"    return {_tuple(results)}")
+    results = [f"d{i}" if kinds[i].kind == "array" else
+               f"ds[{floats.index(i)}]" if kinds[i].bits == 64 else
+               f"np.float32(ds[{floats.index(i)}])" for i in returned]
+    lines.append(f"    return {results[0] if single else _tuple(results)}")
     return "\n".join(lines) + "\n"
 
 
@@ -122,12 +154,15 @@ def forward_source(name: str, kinds: list[ArgKind], has_return: bool,
     for j, i in enumerate(diff):
         if kinds[i].kind == "array":
             lines += _shape_check(f"a{i}", f"tangents[{j}]", f"tangents[{j}]")
-            lines.append(f"    t{i} = np.ascontiguousarray(tangents[{j}]).copy()")
+            lines.append(f"    t{i} = np.ascontiguousarray(tangents[{j}]).astype("
+                         f"{_dtype(kinds[i])})")
             shadows.append(f"t{i}")
         else:
-            lines.append(f"    t{i} = float(tangents[{j}])")
+            lines.append(f"    t{i} = {_dtype(kinds[i])}(tangents[{j}])")
             tangents.append(f"t{i}")
-    args = _call(kinds, [f"a{i}" for i in range(n)], shadows, "fwd", tangents)
+    before, after, names = _contiguous_copies(kinds)
+    lines += before
+    args = _call(kinds, names, shadows, "fwd", tangents)
     if out_ndim:
         lines += [f"    r = PRIMAL({', '.join(f'a{i}' for i in range(n))})",
                   "    out = np.empty(r.shape)", "    tout = np.zeros(r.shape)",
@@ -135,6 +170,7 @@ def forward_source(name: str, kinds: list[ArgKind], has_return: bool,
         args = ["out.ctypes.data", "tout.ctypes.data", "out.size", "oshape.ctypes.data", *args]
     call = f"FN(st.ctypes.data, po.ctypes.data, {', '.join(args)})"
     lines.append(f"    tv = {call}" if has_return else f"    {call}")
+    lines += after
     if out_ndim:
         lines += _out_checks(name, out_ndim, "out", "the result (f changed between two calls?)")
     lines += _status_check(name)

@@ -63,6 +63,18 @@ entry:
 """
 
 
+# raw NRT memory (numba's exception arguments, built when a `raise` has dynamic values):
+# calloc blocks in the arena as well, so a value stored there has a shadow to go to
+_RAW = {
+    "NRT_Allocate": "define internal ptr @NRT_Allocate(i64 %size) alwaysinline {\n"
+                    "entry:\n  %p = call ptr @calloc(i64 %size, i64 1)\n  ret ptr %p\n}\n",
+    "NRT_Allocate_External": "define internal ptr @NRT_Allocate_External(i64 %size, ptr %a) "
+                             "alwaysinline {\nentry:\n  %p = call ptr @calloc(i64 %size, i64 1)"
+                             "\n  ret ptr %p\n}\n",
+    "NRT_Free": "define internal void @NRT_Free(ptr %p) alwaysinline {\nentry:\n  ret void\n}\n",
+}
+
+
 def _remove_function(text: str, name: str) -> tuple[str, bool]:
     """``text`` without the definition or declaration of ``@name`` (and whether found)."""
     sym = rf'@(?:{re.escape(name)}|"{re.escape(name)}")\('
@@ -88,6 +100,10 @@ def replace_nrt_memory(text: str) -> str:
         text, found = _remove_function(text, name)
         if found:
             extra.append(_alloc(name, aligned="aligned" in name))
+    for name, body in _RAW.items():
+        text, found = _remove_function(text, name)
+        if found:
+            extra.append(body)
     if not _declares(text, "calloc"):
         extra.append("declare noalias ptr @calloc(i64, i64)")
     extra.append(f"declare void @{RELEASE}()")

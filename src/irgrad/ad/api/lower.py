@@ -24,10 +24,12 @@ from irgrad.ad.api.batch import lower_batch_call
 from irgrad.ad.api.blas_derivatives import synthesize_blas
 from irgrad.ad.api.entry_calls import SPLIT_MODES, ParsedCall, call_error, parse_call
 from irgrad.ad.api.hints import advance_iterations, check_hints, resolve_hints
+from irgrad.ad.api.integer_pointers import restore_pointers_in
 from irgrad.ad.api.markers import EntryKind, entry_kind, enzyme_calls, remove_markers
 from irgrad.ad.api.registrations import Registrations, read_registrations
 from irgrad.ad.api.requests import combined_config, derivative_arguments, get_derivative
 from irgrad.ad.api.results import replace_result, return_activity
+from irgrad.ad.api.small_loops import differentiated_functions as reachable_definitions
 from irgrad.ad.api.split import lower_augmentsize, lower_split_call
 from irgrad.ad.api.vector_reverse import lower_vector_reverse
 from irgrad.ad.api.virtual import lower_virtual_reverse
@@ -180,10 +182,12 @@ def lower_enzyme_calls(module: ir.Module,
     registrations = read_registrations(module)  # checked even when nothing is differentiated
     check_hints(module)
     before = {f.name for f in module.functions}
+    calls = enzyme_calls(module)
+    if calls:  # pointers carried through integers become pointers again (their shadows)
+        restore_pointers_in(reachable_definitions(module))
     ctx = new_context(module, registrations)
     if explain is not None:
         ctx.analyses[EXPLAIN_KEY] = explain
-    calls = enzyme_calls(module)
     roots = differentiated_functions(c for c, _ in calls)
     if roots is not None:  # global activity looks only at what these can reach
         set_roots(ctx, roots)

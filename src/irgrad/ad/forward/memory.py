@@ -13,7 +13,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.allocations import allocation_bytes
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.diagnostics import (
     located_at,
@@ -34,7 +33,9 @@ from irgrad.ad.core.shadow_globals import (
     unshadowed_memory,
 )
 from irgrad.ad.core.signatures import forward_signature
+from irgrad.ad.forward.allocations import visit_alloc, visit_out_alloc
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
+from irgrad.ad.forward.shadow_copies import copy_shadow, shadow_name, times_width
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
@@ -42,7 +43,6 @@ from irgrad.analysis.activity import has_float, holds_pointers
 from irgrad.analysis.allocating_functions import returns_fresh_allocation
 from irgrad.analysis.function_pointers import points_into_function_table, value_targets
 from irgrad.analysis.known_functions import (
-    Allocator,
     allocator,
     deallocator,
     free_pointer_arg,
@@ -57,29 +57,10 @@ from irgrad.analysis.layout import abi_align
 from irgrad.analysis.memory_writes import writes_caller_memory
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.errors import DifferentiationError
-from irgrad.ir.clone import clone_instruction
 from irgrad.ir.printer import value_ref
 
 if TYPE_CHECKING:
     from irgrad.ad.forward.instructions import ForwardPass
-
-
-def _copy(fp: ForwardPass, inst: ir.Instruction, mapping: dict[ir.Value, ir.Value],
-          suffix: str = "'") -> ir.Instruction:
-    new = clone_instruction(inst, mapping)
-    new.name = None
-    new.metadata = [(k, v) for k, v in inst.metadata if k == "dbg"]
-    fp.b.insert(new, _shadow_name(inst, suffix) if not inst.type.is_void else None)
-    return new
-
-
-def _shadow_name(v: ir.Value, prefix: str = "'") -> str | None:
-    return f"{prefix}{v.name}" if v.name else None
-
-
-def _times_width(fp: ForwardPass, v: ir.Value) -> ir.Value:
-    """``v * N``: a byte count of interleaved shadow memory."""
-    return fp.b.mul(v, ir.ConstantInt(v.type, fp.width))
 
 
 def visit_alloca(fp: ForwardPass, inst: ir.AllocaInst) -> None:
@@ -87,13 +68,13 @@ def visit_alloca(fp: ForwardPass, inst: ir.AllocaInst) -> None:
     if inst in fp.interleaved:
         ty = widened(inst.allocated_type, fp.width)
         assert ty is not None
-        sh = fp.b.alloca(ty, inst.count, inst.align, name=_shadow_name(inst))
+        sh = fp.b.alloca(ty, inst.count, inst.align, name=shadow_name(inst))
         _zero_fill(fp, sh, ty, inst.count)
         fp.tangents[inst] = sh
         return
     shadows = []
     for _ in range(fp.width):
-        sh = _copy(fp, inst, {})
+        sh = copy_shadow(fp, inst, {})
         shadows.append(sh)
     for sh in shadows:
         _zero_fill(fp, sh, inst.allocated_type, inst.count)
@@ -129,10 +110,10 @@ def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
         ty = widened(inst.source_type, fp.width)
         assert ty is not None and not isinstance(t, list)
         fp.tangents[inst] = fp.b.gep(ty, t, inst.indices, flags=inst.flags,
-                                     name=_shadow_name(inst))
+                                     name=shadow_name(inst))
         return
     lanes = t if isinstance(t, list) else [t]
-    out = [_copy(fp, inst, {base: s}) for s in lanes]
+    out = [copy_shadow(fp, inst, {base: s}) for s in lanes]
     fp.tangents[inst] = out[0] if fp.width == 1 else out
 
 
@@ -144,10 +125,10 @@ def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
     if p in fp.interleaved:  # the N tangents side by side: one vector load
         assert not isinstance(t, list)
         fp.tangents[inst] = fp.b.load(tangent_type(inst.type, fp.width), t,
-                                      _lane_align(inst, inst.type), name=_shadow_name(inst))
+                                      _lane_align(inst, inst.type), name=shadow_name(inst))
         return
     lanes = t if isinstance(t, list) else [t]
-    loaded: list[ir.Value] = [_copy(fp, inst, {p: s}) for s in lanes]
+    loaded: list[ir.Value] = [copy_shadow(fp, inst, {p: s}) for s in lanes]
     if inst.type.is_pointer and fp.globals.is_active(underlying_object(p) or p):
         shadows = shadow_globals_of(fp.ctx)  # a pointer kept in an active global
         loaded = [shadows.check_pointer_shadow(fp.b, s, inst, p) for s in loaded]
@@ -195,7 +176,7 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
     vals = fp.lanes(tv, v.type)
     ptrs = sp if isinstance(sp, list) else [sp]
     for val, ptr in zip(vals, ptrs, strict=True):
-        _copy(fp, inst, {v: val, p: ptr})
+        copy_shadow(fp, inst, {v: val, p: ptr})
 
 
 def visit_return(fp: ForwardPass, inst: ir.ReturnInst) -> None:
@@ -255,10 +236,10 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         return
     alloc = allocator(name)
     if alloc is not None and alloc.returns_memory:
-        _visit_alloc(fp, call, alloc)
+        visit_alloc(fp, call, alloc)
         return
     if alloc is not None and not alloc.returns_memory:
-        _visit_out_alloc(fp, call, alloc)
+        visit_out_alloc(fp, call, alloc)
         return
     k = free_pointer_arg(name)
     if k is not None:  # free the shadow too (the freed pointer is argument k)
@@ -267,7 +248,7 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         if args[k] in fp.interleaved:  # one shadow; a sized delete frees N times the bytes
             d = deallocator(name)
             size_at = d.size_arg if d is not None else None
-            fp.b.call(callee, [t if i == k else _times_width(fp, a) if i == size_at  # type: ignore[misc]
+            fp.b.call(callee, [t if i == k else times_width(fp, a) if i == size_at  # type: ignore[misc]
                                else a for i, a in enumerate(args)])
         elif t is not None:
             for s in t if isinstance(t, list) else [t]:
@@ -356,92 +337,6 @@ def _set_struct_tangent(
         ]
 
 
-def _lane(t: object, k: int) -> object:
-    return t[k] if isinstance(t, list) else t
-
-
-def _visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
-    """malloc/calloc/new/realloc: a shadow allocation of the same size, zeroed."""
-    assert isinstance(call, ir.CallInst)
-    if call in fp.interleaved:
-        fp.tangents[call] = _interleaved_alloc(fp, call, alloc)
-        return
-    shadows: list[ir.Value] = []
-    for _ in range(fp.width):
-        if alloc.reallocates is not None:
-            base = fp.tangent(call.args[alloc.reallocates])
-            lanes = base if isinstance(base, list) else [base]
-            src = lanes[len(shadows)] if base is not None else ir.ConstantPointerNull(ir.ptr)
-            sh = _realloc_shadow(fp, call, src)  # type: ignore[arg-type]
-        else:  # a stack allocator's shadow frame comes out of the shadow state
-            states = {call.args[k]: _lane(fp.tangent(call.args[k]), len(shadows))
-                      for k in alloc.state_args}
-            sh = _copy(fp, call, states)  # type: ignore[arg-type]
-        if not alloc.zeroed and alloc.reallocates is None:
-            size = allocation_bytes(fp.b, alloc, call.args)
-            if alloc.free_function is None and not alloc.state_args and \
-                    fp.ctx.module.get_function("realloc") is not None:
-                # a later realloc copies the whole usable block: zero all of it (not for
-                # an allocator of the program's own, whose blocks realloc never sees)
-                size = fp.b.call(_usable_size(fp), [sh], name="'malloc.usable")
-            fp.b.memset(sh, 0, size)
-        shadows.append(sh)
-    fp.tangents[call] = shadows[0] if fp.width == 1 else shadows
-
-
-def _visit_out_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
-    """``posix_memalign(&p, align, n)``: when ``p`` has a shadow slot, the same call puts
-    a shadow block of the same size and alignment there, which is zeroed."""
-    assert alloc.out_arg is not None
-    slot = fp.tangent(call.args[alloc.out_arg])
-    if slot is None:
-        return
-    b = fp.b
-    for lane in slot if isinstance(slot, list) else [slot]:
-        args = list(call.args)
-        args[alloc.out_arg] = lane
-        b.call(call.callee, args, call.function_type)
-        shadow = b.load(ir.ptr, lane, name="'memalign")
-        b.memset(shadow, 0, allocation_bytes(b, alloc, call.args))
-
-
-def _interleaved_alloc(fp: ForwardPass, call: ir.CallInst, alloc: Allocator) -> ir.Value:
-    """One zeroed shadow buffer ``width`` times the size of the primal allocation."""
-    b = fp.b
-    args = list(call.args)
-    size_at = alloc.size_args[-1]
-    args[size_at] = _times_width(fp, args[size_at])
-    shadow = b.call(call.callee, args, call.function_type, name=_shadow_name(call))
-    if not alloc.zeroed:
-        b.memset(shadow, 0, allocation_bytes(b, alloc, args))
-    return shadow
-
-
-def _usable_size(fp: ForwardPass) -> ir.Function:
-    return fp.b.get_or_insert_function("malloc_usable_size",
-                                       ir.FunctionType(ir.i64, [ir.ptr]))
-
-
-def _realloc_shadow(fp: ForwardPass, call: ir.CallInst, old: ir.Value) -> ir.Value:
-    """``realloc`` of the shadow whose grown part is zeroed: realloc copies the old bytes
-    and leaves the rest undefined, but a tangent must start at zero. The old and new sizes
-    are the allocations' usable sizes (``malloc_usable_size``; 0 for null), so
-    ``[old usable, new usable)`` is cleared after the call. Shadows irgrad allocates with
-    malloc are zeroed over their usable size when the module reallocs; a shadow the user
-    allocates should be zeroed the same way (calloc does in glibc)."""
-    b = fp.b
-    usable = _usable_size(fp)
-    old_size = b.call(usable, [old], name="'realloc.old.size")
-    sh = _copy(fp, call, {call.args[0]: old})
-    new_size = b.call(usable, [sh], name="'realloc.new.size")
-    grown = b.icmp("ugt", new_size, old_size)
-    length = b.select(grown, b.sub(new_size, old_size), ir.ConstantInt(ir.i64, 0),
-                      name="'realloc.grown")
-    tail = b.gep(ir.i8, sh, [old_size], name="'realloc.tail")
-    b.memset(tail, 0, length)
-    return sh
-
-
 def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     dst = call.args[0]
     dst_t = fp.tangent(dst)
@@ -451,19 +346,19 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
             raise fp.error(call, unshadowed_memory(dst, "active data copied"))
         return
     if dst in fp.interleaved and name.startswith("llvm.memset."):
-        _copy(fp, call, {dst: dst_t, call.args[1]: ir.ConstantInt(ir.i8, 0),  # type: ignore[dict-item]
-                         call.args[2]: _times_width(fp, call.args[2])})
+        copy_shadow(fp, call, {dst: dst_t, call.args[1]: ir.ConstantInt(ir.i8, 0),  # type: ignore[dict-item]
+                         call.args[2]: times_width(fp, call.args[2])})
         return
     dsts = dst_t if isinstance(dst_t, list) else [dst_t]
     if name.startswith("llvm.memset."):
         for d in dsts:
-            _copy(fp, call, {dst: d, call.args[1]: ir.ConstantInt(ir.i8, 0)})
+            copy_shadow(fp, call, {dst: d, call.args[1]: ir.ConstantInt(ir.i8, 0)})
         return
     src = call.args[1]
     src_t = fp.tangent(src)
     if dst in fp.interleaved:  # both sides interleaved (decided together): bytes x N
-        _copy(fp, call, {dst: dst_t, src: src_t,  # type: ignore[dict-item]
-                         call.args[2]: _times_width(fp, call.args[2])})
+        copy_shadow(fp, call, {dst: dst_t, src: src_t,  # type: ignore[dict-item]
+                         call.args[2]: times_width(fp, call.args[2])})
         return
     if src_t is None:  # copying constant data: the destination's tangent becomes zero
         for d in dsts:
@@ -471,7 +366,7 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
         return
     srcs = src_t if isinstance(src_t, list) else [src_t]
     for d, s in zip(dsts, srcs, strict=True):
-        _copy(fp, call, {dst: d, src: s})
+        copy_shadow(fp, call, {dst: d, src: s})
 
 
 def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function,

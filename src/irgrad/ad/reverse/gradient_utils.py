@@ -183,6 +183,8 @@ class GradientUtils:
             return v
         if isinstance(v, ir.GetElementPtrInst) and isinstance(v.pointer, ir.ConstantPointerNull):
             return self.primal(v)  # null + n (an empty std::vector's end): as null, itself
+        if _integer_address(v):
+            return v  # a dangling address (an empty Rust Vec's pointer): as null, itself
         if isinstance(v, ir.Constant):
             s = shadow_of_constant(self.ctx, v, self.config.mode)
             if s is not None:  # a function's table of derivatives, a vtable's shadow
@@ -361,6 +363,14 @@ class GradientUtils:
             ir.ConstantInt(ir.i32, k) for k in indices])
         old = b.load(dv.type, p)
         b.store(add_values(b, old, dv), p)
+
+
+def _integer_address(v: ir.Value) -> bool:
+    """``inttoptr (i64 8 to ptr)``: an address made of a constant integer, which points at
+    no memory of the program (Rust's ``NonNull::dangling()``, the pointer of an empty
+    ``Vec``: its alignment, never dereferenced)."""
+    return (isinstance(v, ir.ConstantExpr) and v.opcode == "inttoptr"
+            and isinstance(v.operands[0], ir.ConstantInt))
 
 
 def _null_aggregate(v: ir.Value) -> bool:

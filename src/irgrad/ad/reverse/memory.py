@@ -40,6 +40,7 @@ from irgrad.analysis.known_functions import (
     callee_name,
     freed_pointer,
     is_inactive_global,
+    is_object_release,
     is_state_release,
 )
 from irgrad.analysis.layout import alloc_size, store_size
@@ -313,9 +314,11 @@ def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
     freed = freed_pointer(call)
     if freed is None:
         return False
-    if is_state_release(callee_name(call)) and gu.is_shadowed(call.args[0]):
-        # a stack allocator's release (irgrad's own tape, differentiated again): its frames
-        # and their shadows live until the end of the reverse pass
+    name = callee_name(call)
+    if (is_state_release(name) or is_object_release(name)) and gu.is_shadowed(call.args[0]):
+        # a stack allocator's release (irgrad's own tape, differentiated again) or an
+        # object's (flang's _FortranADestroy of a derived type with allocatable
+        # components): the blocks and their shadows live until the end of the reverse pass
         state, shadow = gu.primal(call.args[0]), gu.invert_pointer(call.args[0], call)
         fn = call.callee
         gu.deferred_frees.append(lambda b: (b.call(fn, [state]), b.call(fn, [shadow])))

@@ -130,8 +130,11 @@ def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
     old = gu.lookup_shadow(call.args[0], bb, call)
     new = gu.lookup_shadow(call, bb, call)
     n = allocation_bytes(b, alloc, [gu.lookup_primal(a, bb) for a in call.args])  # reallocarray
-    usable = gu.libc("malloc_usable_size", ir.FunctionType(_I64, [ir.ptr]))
-    k = b.call(usable, [old])
+    if alloc.old_size_arg is not None:  # __rust_realloc says how big the old block was
+        k = as_i64(b, gu.lookup_primal(call.args[alloc.old_size_arg], bb))
+    else:
+        usable = gu.libc("malloc_usable_size", ir.FunctionType(_I64, [ir.ptr]))
+        k = b.call(usable, [old])
     umin = gu.module.get_or_insert_function("llvm.umin.i64", ir.FunctionType(_I64, [_I64, _I64]))
     count = b.call(umin, [k, as_i64(b, n)])
     got = gu.types.copied_contents(call, call.args[0], None)
