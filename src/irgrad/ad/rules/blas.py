@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from irgrad import ir
 from irgrad.ad.rules.blas_emit import BlasEmitter
-from irgrad.ad.rules.blas_rule import BlasOperands, Needs, def_blas, no_needs
+from irgrad.ad.rules.blas_rule import BlasOperands, Needs, def_blas, needs_when, no_needs
 
 
 def _one(e: BlasEmitter) -> ir.Value:
@@ -159,16 +159,8 @@ def _gemv_len(e: BlasEmitter, o: BlasOperands) -> tuple[ir.Value, ir.Value]:
 
 
 def _gemv_needs(o: BlasOperands) -> Needs:
-    if not o.active("y"):
-        return []
-    out: Needs = []
-    if o.active("x") or o.active("alpha"):
-        out.append(("A", "in"))
-    if o.active("A") or o.active("alpha"):
-        out.append(("x", "in"))
-    if o.active("beta"):
-        out.append(("y", "in"))
-    return out
+    return needs_when(o, "y", [("A", "in", ["x", "alpha"]), ("x", "in", ["A", "alpha"]),
+                               ("y", "in", ["beta"])])
 
 
 def _gemv_fwd(e: BlasEmitter, o: BlasOperands) -> None:  # before the call
@@ -253,16 +245,8 @@ def _ger_rev(e: BlasEmitter, o: BlasOperands) -> None:
 
 # -- level 3 -------------------------------------------------------------------------------
 def _gemm_needs(o: BlasOperands) -> Needs:
-    if not o.active("C"):
-        return []
-    out: Needs = []
-    if o.active("B") or o.active("alpha"):
-        out.append(("A", "in"))
-    if o.active("A") or o.active("alpha"):
-        out.append(("B", "in"))
-    if o.active("beta"):
-        out.append(("C", "in"))
-    return out
+    return needs_when(o, "C", [("A", "in", ["B", "alpha"]), ("B", "in", ["A", "alpha"]),
+                               ("C", "in", ["beta"])])
 
 
 def _gemm_fwd(e: BlasEmitter, o: BlasOperands) -> None:  # before the call

@@ -106,8 +106,18 @@ def def_blas(name: str, needs: Callable[[BlasOperands], Needs],
     BLAS_RULES[name] = BlasRule(name, needs, forward, reverse, forward_before, forward_pre)
 
 
+def needs_when(o: BlasOperands, out: str, pairs: list[tuple[str, str, list[str]]]) -> Needs:
+    """What a reverse rule reads when ``out`` is active: ``(role, when)`` for each pair
+    ``(role, when, roles)`` where one of ``roles`` is active (``("A", "in", ["x",
+    "alpha"])``: A as passed, for x's or alpha's adjoint)."""
+    if not o.active(out):
+        return []
+    return [(role, when) for role, when, cond in pairs if any(o.active(c) for c in cond)]
+
+
 def no_needs(o: BlasOperands) -> Needs:
     return []
 
 
-__all__ = ["BLAS_RULES", "BlasOperands", "BlasRule", "Needs", "def_blas", "no_needs"]
+__all__ = ["BLAS_RULES", "BlasOperands", "BlasRule", "Needs", "def_blas", "needs_when",
+           "no_needs"]

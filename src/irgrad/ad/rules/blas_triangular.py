@@ -21,17 +21,10 @@ from irgrad.ad.rules.blas_loops import (
     tri_accumulate,
     vec_elem,
 )
-from irgrad.ad.rules.blas_rule import BlasOperands, Needs, def_blas
+from irgrad.ad.rules.blas_rule import BlasOperands, Needs, def_blas, needs_when
 
 _F = ir.ConstantInt(ir.i1, 0)
 _T = ir.ConstantInt(ir.i1, 1)
-
-
-def _needs(o: BlasOperands, out: str, pairs: list[tuple[str, str, list[str]]]) -> Needs:
-    """(role, when) for each pair whose condition roles has an active one."""
-    if not o.active(out):
-        return []
-    return [(role, when) for role, when, cond in pairs if any(o.active(c) for c in cond)]
 
 
 def _sign(e: BlasEmitter, x: ir.Value) -> ir.Value:
@@ -78,7 +71,7 @@ def _asum_rev(e: BlasEmitter, o: BlasOperands) -> None:  # dx_i += dr sign(x_i)
 
 # -- symv: y = alpha A x + beta y ----------------------------------------------------------
 def _symv_needs(o: BlasOperands) -> Needs:
-    return _needs(o, "y", [("A", "in", ["x", "alpha"]), ("x", "in", ["A", "alpha"]),
+    return needs_when(o, "y", [("A", "in", ["x", "alpha"]), ("x", "in", ["A", "alpha"]),
                            ("y", "in", ["beta"])])
 
 
@@ -198,7 +191,7 @@ def _trsv_rev(e: BlasEmitter, o: BlasOperands) -> None:
 
 # -- symm: C = alpha A B + beta C (left) or alpha B A + beta C (right) -------------------------
 def _symm_needs(o: BlasOperands) -> Needs:
-    return _needs(o, "C", [("A", "in", ["B", "alpha"]), ("B", "in", ["A", "alpha"]),
+    return needs_when(o, "C", [("A", "in", ["B", "alpha"]), ("B", "in", ["A", "alpha"]),
                            ("C", "in", ["beta"])])
 
 
@@ -248,7 +241,7 @@ def _symm_rev(e: BlasEmitter, o: BlasOperands) -> None:
 
 # -- syrk: C = alpha op(A) op(A)^T + beta C on one triangle ----------------------------------
 def _syrk_needs(o: BlasOperands) -> Needs:
-    return _needs(o, "C", [("A", "in", ["A", "alpha"]), ("C", "in", ["beta"])])
+    return needs_when(o, "C", [("A", "in", ["A", "alpha"]), ("C", "in", ["beta"])])
 
 
 def _tri_dot(e: BlasEmitter, o: BlasOperands, x: ir.Value, ldx: ir.Value, y: ir.Value,
@@ -314,11 +307,11 @@ def _syrk_rev(e: BlasEmitter, o: BlasOperands) -> None:
 
 # -- trmm / trsm: B = alpha op(A) B, alpha op(A)^-1 B (or from the right) ----------------------
 def _tr3_needs(o: BlasOperands) -> Needs:
-    return _needs(o, "B", [("A", "in", ["B", "alpha", "A"]), ("B", "in", ["A", "alpha"])])
+    return needs_when(o, "B", [("A", "in", ["B", "alpha", "A"]), ("B", "in", ["A", "alpha"])])
 
 
 def _trsm_needs(o: BlasOperands) -> Needs:
-    return _needs(o, "B", [("A", "in", ["B", "A", "alpha"]), ("B", "out", ["A"]),
+    return needs_when(o, "B", [("A", "in", ["B", "A", "alpha"]), ("B", "out", ["A"]),
                            ("B", "in", ["alpha"])])
 
 
@@ -436,9 +429,9 @@ def _trsm_rev(e: BlasEmitter, o: BlasOperands) -> None:  # B: X (out); B_in for 
 
 def_blas("asum", lambda o: [("x", "in")] if o.active("x") else [], _asum_fwd, _asum_rev)
 def_blas("symv", _symv_needs, _symv_fwd, _symv_rev, forward_before=True)
-def_blas("trmv", lambda o: _needs(o, "x", [("A", "in", ["x"]), ("x", "in", ["A"])]),
+def_blas("trmv", lambda o: needs_when(o, "x", [("A", "in", ["x"]), ("x", "in", ["A"])]),
          _trmv_fwd, _trmv_rev, forward_before=True)
-def_blas("trsv", lambda o: _needs(o, "x", [("A", "in", ["x"]), ("x", "out", ["A"])]),
+def_blas("trsv", lambda o: needs_when(o, "x", [("A", "in", ["x"]), ("x", "out", ["A"])]),
          _trsv_fwd, _trsv_rev)
 def_blas("symm", _symm_needs, _symm_fwd, _symm_rev, forward_before=True)
 def_blas("syrk", _syrk_needs, _syrk_fwd, _syrk_rev, forward_before=True)
