@@ -48,6 +48,7 @@ from irgrad.ad.api.blas_calls import (
     raw_type,
 )
 from irgrad.ad.api.blas_forward import forward_derivative
+from irgrad.ad.api.blas_ilp64 import check_lp64
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.signatures import augmented_signature, gradient_signature, reverse_signature
@@ -66,6 +67,7 @@ def synthesize_blas(ctx: DerivativeContext, config: FnConfig) -> ir.Function | N
     rule = BLAS_RULES[bf.routine.name]
     if len(fn.args) < len(bf.params):
         return None  # not the routine's signature: leave it to the usual error
+    check_lp64(fn, bf)
     if config.mode is DerivativeMode.FORWARD:
         return forward_derivative(ctx, config, bf, rule)
     aug, rev = _split_pair(ctx, config, bf, rule)
