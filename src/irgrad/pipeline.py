@@ -143,9 +143,11 @@ def run_pipeline(
             with module_functions(read_registrations(model).known()):
                 for kind, fn_name in opts.print_analyses:
                     sink(run_print_option(model, kind, fn_name))
-        reports: list[Any] | None = [] if opts.explain_sink is not None else None
-        model = lower_enzyme_calls(model, reports)
-        if opts.explain_sink is not None and reports is not None:
+        if opts.explain_sink is None:
+            model = lower_enzyme_calls(model)
+        else:
+            reports: list[Any] = []
+            model = lower_enzyme_calls(model, reports)
             for report in reports:
                 opts.explain_sink(report)
         _release_noinline(model, release)
