@@ -93,9 +93,14 @@ def explain_sink(enabled: bool) -> Callable[[Any], None] | None:
         return None
 
     def sink(report: Any) -> None:
-        print(f"irgrad: explain: {report.render()}\n", file=sys.stderr, flush=True)
+        print(explain_text(report), file=sys.stderr, flush=True)
 
     return sink
+
+
+def explain_text(report: Any) -> str:
+    """One report as ``--explain-ad`` prints it."""
+    return f"irgrad: explain: {report.render()}\n"
 
 
 def to_ir_model(module: llvm.ModuleRef, filename: str = "<input>") -> Module:

@@ -73,6 +73,18 @@ _POINTER_DERIVED = ("getelementptr", "bitcast", "addrspacecast", "freeze")
 _ADDRESS_ARITHMETIC = ("add", "sub", "and", "or", "xor")
 
 
+def moves_address(inst: ir.Instruction, addresses: Container[ir.Value]) -> bool:
+    """``inst`` moves or masks an address held in an integer: an add/sub/and/or/xor with
+    exactly one operand in ``addresses`` (a sub's address first, as ``p - q`` of two
+    addresses is a distance)."""
+    if inst.opcode not in _ADDRESS_ARITHMETIC:
+        return False
+    a, b = inst.operands
+    if inst.opcode == "sub":
+        return a in addresses and b not in addresses
+    return (a in addresses) != (b in addresses)
+
+
 def _is_integer_like(t: ir.Type) -> bool:
     """An integer or a vector of integers (``<2 x i64>``: two doubles moved as words)."""
     return isinstance(t.element if isinstance(t, ir.VectorType) else t, ir.IntType)
@@ -234,12 +246,7 @@ class ActivityAnalysis:
         op = inst.opcode
         if op == "ptrtoint":
             return inst.operands[0] in self.shadowed
-        if op in _ADDRESS_ARITHMETIC:
-            a, b = inst.operands
-            if op == "sub":
-                return a in self.addresses and b not in self.addresses
-            return (a in self.addresses) != (b in self.addresses)
-        return False
+        return moves_address(inst, self.addresses)
 
     def _pointer_active(self, inst: ir.Instruction) -> bool:
         op = inst.opcode
@@ -584,4 +591,5 @@ __all__ = [
     "is_pointer_like",
     "library_only_local",
     "local_writes",
+    "moves_address",
 ]

@@ -40,7 +40,7 @@ from irgrad.llvm.debug_info import has_debug_info, module_flag, strip_debug_info
 from irgrad.llvm.load import parse_llvm
 from irgrad.llvm.objects import LinkOptions, emit_object, link_process
 from irgrad.llvm.symbols import file_symbols
-from irgrad.pipeline import PipelineOptions, explain_sink, run_pipeline
+from irgrad.pipeline import PipelineOptions, explain_text, run_pipeline
 
 _REBUILD_HINT = (
     "rebuild it with LLVM bitcode: `irgrad cc -c` (or `clang-22 -flto -c`, "
@@ -131,6 +131,9 @@ def _lto_object(
         blobs = cache.get(key)
         log.cache(blobs is not None, f"link {output} ({len(plan.units)} bitcode objects)", key)
         if blobs is not None and "object" in blobs:
+            if "explain" in blobs:  # objects compiled with --explain-ad: the same report
+                sys.stderr.write(blobs["explain"].decode())
+                sys.stderr.flush()
             return blobs["object"]
     names = [u.name for u in plan.units]
     log.note(f"link-time AD over: {' '.join(names)}")
@@ -148,10 +151,16 @@ def _lto_object(
     declared = [f.name for f in module.functions if f.is_declaration]
     log.note(f"link options: -O{level}{' --no-pre-ad' if no_pre_ad else ''}"
              f"{' (line tables stripped after AD)' if strip else ''}")
+    reports: list[str] = []  # kept with the cached object, replayed on a cache hit
+
+    def report_sink(report: object) -> None:
+        reports.append(explain_text(report) + "\n")
+        print(reports[-1], end="", file=sys.stderr, flush=True)
+
     options = PipelineOptions(
         opt_level=level, pre_ad=not no_pre_ad, print_analyses=tuple(prints),
         analysis_sink=lambda s: print(s, file=sys.stdout, flush=True),
-        explain_sink=explain_sink(explain),
+        explain_sink=report_sink if explain else None,
     )
     with log.stage("pipeline (pre-AD, AD, optimize)"):
         try:
@@ -168,7 +177,8 @@ def _lto_object(
         with log.stage("code generation"):
             obj = emit_object(module, opt_level=level)
     if cache is not None and key is not None:
-        cache.put(key, {"object": obj})
+        cache.put(key, {"object": obj, **({"explain": "".join(reports).encode()}
+                                          if reports else {})})
     return obj
 
 

@@ -45,7 +45,7 @@ def _defined(c: ir.Value) -> ir.Value | None:
                                       for e in elems])
 
 
-def _mask(mask: ir.Value) -> list[int]:
+def shuffle_mask(mask: ir.Value) -> list[int]:
     """A shuffle mask's lanes (``-1``: undefined)."""
     if isinstance(mask, ir.ConstantAggregateZero):
         return [0] * mask.type.count  # type: ignore[attr-defined]
@@ -64,7 +64,7 @@ def _define_shuffle(inst: ir.ShuffleVectorInst) -> bool:
     """Make the undefined result lanes of a shuffle of numbers zero."""
     if _lane_type(inst.type) is None:
         return False
-    lanes = _mask(inst.mask)
+    lanes = shuffle_mask(inst.mask)
     if all(k >= 0 for k in lanes):
         return False
     v1, v2 = inst.vector, inst.vector2
@@ -109,4 +109,4 @@ def define_undefined_lanes(fn: ir.Function) -> bool:
     return changed
 
 
-__all__ = ["define_undefined_lanes"]
+__all__ = ["define_undefined_lanes", "shuffle_mask"]

@@ -30,7 +30,7 @@ from irgrad.ad.rules.emit import (
     strong_zero,
 )
 from irgrad.ad.rules.sign_bits import flip_sign, sign_bit_operation
-from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis
+from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis, moves_address
 from irgrad.analysis.global_activity import global_base
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
@@ -258,7 +258,7 @@ class ForwardPass:
                 if op == "ptrtoint":
                     self.addresses.add(inst)
             return
-        elif op in ("add", "sub", "and", "or", "xor") and self._address_arithmetic(inst):
+        elif moves_address(inst, self.addresses):
             # the shadow's address moved or masked the same way
             k = 0 if inst.operands[0] in self.addresses else 1
             other = inst.operands[1 - k]
@@ -287,14 +287,6 @@ class ForwardPass:
             return
         else:
             raise self.error(inst, f"cannot differentiate the instruction '{op}'")
-
-    def _address_arithmetic(self, inst: ir.Instruction) -> bool:
-        """One operand an address (see ``addresses``), the other not (a sub's address
-        first): the result is an address in the same block."""
-        a, b = inst.operands
-        if inst.opcode == "sub":
-            return a in self.addresses and b not in self.addresses
-        return (a in self.addresses) != (b in self.addresses)
 
     # -- arithmetic ----------------------------------------------------------------------
     def _vec_scale(self, partial: ir.Value, t: Tangent) -> Tangent:

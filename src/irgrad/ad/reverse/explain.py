@@ -18,6 +18,7 @@ from irgrad.ad.core.config import DerivativeMode
 from irgrad.ad.core.diagnostics import source_location_of, value_text
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.trip_count import compute_trip_count
+from irgrad.errors import SourceLocation
 
 if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
@@ -119,28 +120,30 @@ class DerivativeReport:
         return "\n".join(lines)
 
 
-def _where(gu: GradientUtils, v: ir.Value) -> tuple[str, str]:
+def _where(gu: GradientUtils, v: ir.Value) -> tuple[SourceLocation, str]:
     orig = gu.orig_of_new.get(gu.shadow_primal.get(v, v), v)
     if isinstance(orig, ir.Instruction):
         located = orig
         if orig.debug_loc is None and orig.parent is not None:
             # a phi (a loop-carried value) has no line of its own: its block's first line
-            located = next((i for i in orig.parent.instructions if i.debug_loc is not None),
-                           orig)
-        return str(source_location_of(located, gu.module)), value_text(orig)
-    return str(source_location_of_function(gu)), value_text(orig)
-
-
-def source_location_of_function(gu: GradientUtils) -> str:
+            located = _first_located(orig.parent, orig)
+        return source_location_of(located, gu.module), value_text(orig)
     first = next(iter(gu.orig.instructions()), None)
-    return str(source_location_of(first, gu.module)) if first is not None else gu.orig.name
+    where = source_location_of(first, gu.module) if first is not None else SourceLocation()
+    return where, value_text(orig)
+
+
+def _first_located(block: ir.BasicBlock, default: ir.Instruction | None
+                   ) -> ir.Instruction | None:
+    """The first instruction of ``block`` with a source location (else ``default``)."""
+    return next((i for i in block.instructions if i.debug_loc is not None), default)
 
 
 def _loop_notes(gu: GradientUtils, loop: Loop | None) -> tuple[LoopNote, ...]:
     notes: list[LoopNote] = []
     while loop is not None:
         insts = loop.header.instructions
-        head = next((i for i in insts if i.debug_loc is not None), insts[0] if insts else None)
+        head = _first_located(loop.header, insts[0] if insts else None)
         where = str(source_location_of(head, gu.module)) if head is not None else "?"
         tc = compute_trip_count(loop)
         notes.append(LoopNote(where, tc.constant() if tc is not None else None))
@@ -167,34 +170,23 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
     report = DerivativeReport(gu.new.name, gu.ctx.originals.get(gu.orig, gu.orig).name, mode)
     tape = gu.tape
     if tape is not None:
-        report.heap_tape = not any(isinstance(i, ir.AllocaInst) and "tape.buf" in (i.name or "")
-                                   for i in gu.new.entry_block.instructions)
+        report.heap_tape = not tape.starts_on_stack
         for orig_block, frame in tape.frames.items():
             notes = _loop_notes(gu, gu.loops.loop_of(orig_block))
             for v in frame.values:
                 where, text = _where(gu, v)
-                report.cached.append(CachedValue(where, text, alloc_size(v.type), notes))
-    seen: set[tuple[str, str]] = set()
+                report.cached.append(CachedValue(str(where), text, alloc_size(v.type), notes))
+    found: dict[tuple[SourceLocation, str], str] = {}  # (where, text) -> why, first kind wins
     planner = gu.planner
     for kind, keys in (("recomputed", planner.recomputed_keys()),
                        ("forwarded", planner.forwarded_keys()),
                        ("iv", planner.iv_keys())):
         for _, v in keys:
-            where, text = _where(gu, v)
-            if (where, text) in seen:
-                continue
-            seen.add((where, text))
-            report.recomputed.append(RecomputedValue(where, text, _why(gu, v, kind)))
-    report.recomputed.sort(key=lambda r: (_line_key(r.where), r.text))
+            found.setdefault(_where(gu, v), _why(gu, v, kind))
+    for (where, text), why in sorted(found.items(), key=lambda item: (
+            item[0][0].filename, item[0][0].line, item[0][0].column, item[0][1])):
+        report.recomputed.append(RecomputedValue(str(where), text, why))
     return report
-
-
-def _line_key(where: str) -> tuple[str, int, int]:
-    """Sort ``file:line:column`` by file, then numerically."""
-    parts = where.rsplit(":", 2)
-    nums = [int(p) if p.isdigit() else 0 for p in parts[1:]]
-    nums += [0, 0]
-    return (parts[0], nums[0], nums[1])
 
 
 def record_report(gu: GradientUtils) -> None:

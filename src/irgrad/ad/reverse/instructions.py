@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.ad.core.defined_lanes import shuffle_mask
 from irgrad.ad.reverse.adjoints import adjoint_zero
 from irgrad.ad.rules import Rule, lookup_instruction
 from irgrad.ad.rules import expr as E
@@ -140,26 +141,13 @@ def _zero_like(gu: GradientUtils, v: ir.Value) -> ir.Value:
     return adjoint_zero(gu.adjoint_type(v) or v.type)
 
 
-def _shuffle_mask(mask: ir.Value) -> list[int]:
-    if isinstance(mask, ir.ConstantVector):
-        out = []
-        for e in mask.operands:
-            out.append(e.value if isinstance(e, ir.ConstantInt) else -1)  # type: ignore[attr-defined]
-        if getattr(mask, "splat", False):
-            return out * mask.type.count  # type: ignore[attr-defined]
-        return out
-    if isinstance(mask, ir.ConstantAggregateZero):
-        return [0] * mask.type.count  # type: ignore[attr-defined]
-    return [-1] * mask.type.count  # type: ignore[attr-defined]
-
-
 def _reverse_shuffle(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) -> None:
     v1, v2, mask = inst.operands
     d = gu.diffe(inst, b)
     n1 = v1.type.count  # type: ignore[attr-defined]
     acc1: ir.Value = _zero_like(gu, v1)
     acc2: ir.Value = _zero_like(gu, v2)
-    for j, m in enumerate(_shuffle_mask(mask)):
+    for j, m in enumerate(shuffle_mask(mask)):
         if m < 0:
             continue
         dj = b.extract_element(d, ir.ConstantInt(ir.i64, j))

@@ -64,7 +64,8 @@ class Tape:
         self.state_type = STATE_TYPE
         self.state = b.alloca(self.state_type, name=gu.fresh("tape"))
         b.store(ir.ConstantAggregateZero(self.state_type), self.state)
-        if _stack_buffer_safe(gu):
+        self.starts_on_stack = _stack_buffer_safe(gu)
+        if self.starts_on_stack:
             buf = b.alloca(ir.ArrayType(STACK_BUFFER_BYTES, ir.i8), align=16,
                            name=gu.fresh("tape.buf"))
             b.store(buf, self.state)
