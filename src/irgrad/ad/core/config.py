@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 # keys of FnConfig.extra
 TAPE_IN_BUFFER_KEY = "tape_in_buffer"  # split mode: the tape is written to a caller buffer
 NOT_OVERWRITTEN_KEY = "not_overwritten"  # split mode: argument indices whose memory is kept
+# split mode between derivatives irgrad made: the callee pushes its tape onto the caller's
+# byte stack (one more parameter, the caller's tape state) instead of a malloc of its own
+TAPE_ON_CALLER_STACK_KEY = "tape_on_caller_stack"
 
 
 class DerivativeMode(Enum):

@@ -44,7 +44,9 @@ from irgrad.ad.core.signatures import (
     returns_shadow,
     reverse_signature,
 )
+from irgrad.ad.core.tape_runtime import STATE_TYPE, tape_push_function
 from irgrad.ad.reverse.function import _synthesize
+from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.analysis.known_functions import callee_name, is_free
 from irgrad.analysis.layout import abi_align, alloc_size
 from irgrad.ir.builder import IRBuilder
@@ -66,15 +68,17 @@ def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Functi
     has_dret = config.return_type is DiffeType.OUT and not orig.return_type.is_void
     n_fwd = len(wft.params) - (1 if has_dret else 0)
     buffer = dict(config.extra).get(TAPE_IN_BUFFER_KEY, False)
+    shared = on_caller_stack(config)
     aug_params, aug_names = wft.params[:n_fwd], names[:n_fwd]
-    if buffer:
-        aug_params, aug_names = [*aug_params, ir.ptr], [*aug_names, "tape.buffer"]
+    if buffer or shared:
+        aug_params = [*aug_params, ir.ptr]
+        aug_names = [*aug_names, "tape.state" if shared else "tape.buffer"]
     aug = ir.Function(module.unique_name("augmented_" + orig.name),
                       ir.FunctionType(augmented_return_type(aug_cfg), aug_params),
                       "internal", aug_names)
     rev = ir.Function(module.unique_name("reverse_" + orig.name),
                       ir.FunctionType(wft.return_type, [*wft.params, ir.ptr]),
-                      "internal", [*names, "tape"])
+                      "internal", [*names, "tape.state" if shared else "tape"])
     work = ir.Function(module.unique_name("split_" + orig.name), wft, "internal", names)
     for f in (aug, rev, work):
         module.add_function(f)
@@ -114,8 +118,9 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
     heap = _heapify(gu, fwd_blocks, rev_set, slots, state)
     needed = _needed(rev_blocks, fwd_set, heap, slots, state)
     ret_blocks = [gu.forward_block(bb) for bb in gu.returns]
+    shared = on_caller_stack(gu.config)
     fields: list[ir.Type] = [v.type for v in needed]
-    if state is not None:
+    if state is not None and not shared:
         fields.append(gu.tape.state_type)  # type: ignore[union-attr]
     if len(ret_blocks) > 1:
         fields.append(ir.i32)
@@ -131,19 +136,25 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
         bld = IRBuilder(fb)
         tape: ir.Value = ir.ConstantPointerNull(ir.ptr)
         if fields:
-            tape = aug.args[-1] if buffer else bld.call(
-                _libc(gu, "malloc", ir.ptr, [ir.i64]),
-                [ir.ConstantInt(ir.i64, max(1, alloc_size(tape_type)))],
-                name=gu.fresh("tape.out"))
+            if shared:  # the last frame this call pushes onto the caller's stack
+                frame = bld.call(tape_push_function(gu.module),
+                                 [aug.args[-1], ir.ConstantInt(ir.i64, _frame_bytes(tape_type))],
+                                 name=gu.fresh("tape.out"))
+            else:
+                frame = aug.args[-1] if buffer else bld.call(
+                    _libc(gu, "malloc", ir.ptr, [ir.i64]),
+                    [ir.ConstantInt(ir.i64, max(1, alloc_size(tape_type)))],
+                    name=gu.fresh("tape.out"))
+                tape = frame
             for i, v in enumerate(needed):  # malloc aligns to 16 bytes, not 32 (<4 x double>)
-                bld.store(v, bld.struct_gep(tape_type, tape, i), min(16, abi_align(v.type)))
+                bld.store(v, bld.struct_gep(tape_type, frame, i), _slot_align(v.type, shared))
             i = len(needed)
-            if state is not None:
+            if state is not None and not shared:
                 st = bld.load(gu.tape.state_type, state)  # type: ignore[union-attr]
                 bld.store(st, bld.struct_gep(tape_type, tape, i))
                 i += 1
             if len(ret_blocks) > 1:
-                bld.store(ir.ConstantInt(ir.i32, k), bld.struct_gep(tape_type, tape, i))
+                bld.store(ir.ConstantInt(ir.i32, k), bld.struct_gep(tape_type, frame, i))
         result = _primal_result(gu, orig_bb)
         if result is None:
             bld.ret(tape)
@@ -153,7 +164,13 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
             if returns_shadow(gu.config):
                 agg = bld.insert_value(agg, _shadow_result(gu, orig_bb), [2])
             bld.ret(agg)
-    _remap(aug, dict(zip(work.args[:n_fwd], aug.args[:n_fwd], strict=True)))
+    aug_map: dict[ir.Value, ir.Value] = dict(zip(work.args[:n_fwd], aug.args[:n_fwd],
+                                                 strict=True))
+    if shared and state is not None:  # the caller's stack instead of a state of its own
+        aug_map[state] = aug.args[-1]
+    _remap(aug, aug_map)
+    if shared and isinstance(state, ir.AllocaInst) and state.parent is not None:
+        state.erase_from_parent()
     # -- the reverse: a new entry loads the tape, then the reverse blocks --------------
     entry = rev.append_basic_block("tape.in")
     for b in rev_blocks:
@@ -162,13 +179,17 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
     bld = IRBuilder(entry)
     tape_arg = rev.args[-1]
     vmap: dict[ir.Value, ir.Value] = dict(zip(work.args, rev.args, strict=False))
+    frame = _pop_frame(bld, tape_arg, _frame_bytes(tape_type)) if shared and fields \
+        else tape_arg
     for i, v in enumerate(needed):
-        vmap[v] = bld.load(v.type, bld.struct_gep(tape_type, tape_arg, i),
-                           min(16, abi_align(v.type)), name=gu.fresh((v.name or "v") + ".tape"))
+        vmap[v] = bld.load(v.type, bld.struct_gep(tape_type, frame, i),
+                           _slot_align(v.type, shared), name=gu.fresh((v.name or "v") + ".tape"))
     for a in slots:
         vmap[a] = _recreate_slot(a, bld)
     i = len(needed)
-    if state is not None:
+    if shared and state is not None:
+        vmap[state] = tape_arg
+    elif state is not None:
         st_type = gu.tape.state_type  # type: ignore[union-attr]
         new_state = bld.alloca(st_type, name=gu.fresh("tape"))
         bld.store(bld.load(st_type, bld.struct_gep(tape_type, tape_arg, i)), new_state)
@@ -176,7 +197,7 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
         i += 1
     heads = [gu.rev_head[bb] for bb in gu.returns]
     if len(heads) > 1:
-        idx = bld.load(ir.i32, bld.struct_gep(tape_type, tape_arg, i))
+        idx = bld.load(ir.i32, bld.struct_gep(tape_type, frame, i))
         bld.insert(ir.SwitchInst(idx, heads[0], [
             (ir.ConstantInt(ir.i32, k), h) for k, h in enumerate(heads) if k > 0]))
     elif heads:
@@ -197,9 +218,27 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
             fb = IRBuilder(position=term)
             for h in heap:
                 fb.call(free, [vmap[h]])
-            if fields and not buffer:
+            if fields and not buffer and not shared:
                 fb.call(free, [tape_arg])
     return alloc_size(tape_type) if fields else 0
+
+
+def _frame_bytes(tape_type: ir.StructType) -> int:
+    """The tape struct's size on a shared stack (frames there are multiples of 8 bytes)."""
+    return (alloc_size(tape_type) + 7) // 8 * 8
+
+
+def _slot_align(t: ir.Type, shared: bool) -> int:
+    """A malloc'd tape is 16-byte aligned; a frame on a shared stack 8-byte aligned."""
+    return min(8 if shared else 16, abi_align(t))
+
+
+def _pop_frame(bld: IRBuilder, state: ir.Value, size: int) -> ir.Value:
+    """Pop ``size`` bytes off the byte stack ``state``; the popped frame."""
+    sp_slot = bld.struct_gep(STATE_TYPE, state, 1)
+    sp = bld.sub(bld.load(ir.i64, sp_slot), ir.ConstantInt(ir.i64, size))
+    bld.store(sp, sp_slot)
+    return bld.gep(ir.i8, bld.load(ir.ptr, state), [sp], name="tape.frame")
 
 
 TAPE_BYTES = "augmented.tape_bytes"

@@ -12,6 +12,7 @@ from irgrad import ir
 from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.diagnostics import source_location_of
 from irgrad.ad.core.signatures import returns_shadow
+from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.analysis.activity import has_float, holds_pointers
 from irgrad.analysis.known_functions import callee_name, is_free, is_inactive_call
 from irgrad.analysis.underlying_objects import underlying_object
@@ -170,6 +171,11 @@ def emit_augmented(gu: GradientUtils, call: ir.CallBase, rec: AugmentedCall,
         args.append(gu.primal(a))
         if dt is DiffeType.DUP:
             args.append(gu.invert_pointer(a, call))
+    if on_caller_stack(rec.config):  # it pushes its tape onto this derivative's stack
+        tape_stack = gu.ensure_tape()
+        args.append(tape_stack.state)
+        assert call.parent is not None
+        tape_stack.sharing_blocks.add(call.parent)
     label = call.called_function.name if call.called_function is not None else "indirect"
     res = b.call(callee, args, ftype, name=gu.fresh("aug." + label))
     if rec.config.function.return_type.is_void:

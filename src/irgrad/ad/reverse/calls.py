@@ -32,7 +32,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.config import (
+    NOT_OVERWRITTEN_KEY,
+    TAPE_ON_CALLER_STACK_KEY,
+    DerivativeMode,
+    DiffeType,
+    FnConfig,
+)
 from irgrad.ad.core.diagnostics import located_at
 from irgrad.ad.core.signatures import gradient_signature
 from irgrad.ad.reverse.adjoints import zero_of
@@ -53,6 +59,7 @@ from irgrad.ad.reverse.memory import (
     reverse_memset,
     reverse_memtransfer,
 )
+from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.ad.reverse.vector_intrinsics import is_vector_intrinsic, reverse_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.known_functions import (
@@ -108,6 +115,8 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
     if not isinstance(call, ir.CallInst):
         raise gu.error(f"No derivative found for {fn.name}: an invoke of a function "
                        "that writes or reads overwritten memory is not supported", call)
+    if not custom:  # a derivative of ours: its tape goes onto this derivative's stack
+        config = replace(config, extra=(*config.extra, (TAPE_ON_CALLER_STACK_KEY, True)))
     with located_at(call):
         aug, rev = gu.ctx.augmented_pair(config)
     emit_augmented(gu, call, AugmentedCall(config, call.args, rev), aug, aug.function_type)
@@ -235,7 +244,10 @@ def reverse_augmented_call(gu: GradientUtils, call: ir.CallBase, rec: AugmentedC
     if rec.config.return_type is DiffeType.OUT:
         ret_ty = rec.config.function.return_type
         args.append(gu.diffe(call, b) if gu.is_varied(call) else zero_of(ret_ty))
-    args.append(gu.lookup(rec.tape, bb))
+    if on_caller_stack(rec.config):  # it pops its tape from this derivative's stack
+        args.append(gu.ensure_tape().state)
+    else:
+        args.append(gu.lookup(rec.tape, bb))
     if rec.rev is not None:
         result = b.call(rec.rev, args)
     else:

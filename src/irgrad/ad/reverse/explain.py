@@ -69,6 +69,7 @@ class DerivativeReport:
     cached: list[CachedValue] = field(default_factory=list)
     recomputed: list[RecomputedValue] = field(default_factory=list)
     heap_tape: bool = True  # False: the tape starts in a stack buffer of the derivative
+    on_caller_stack: bool = False  # a callee's: its frames go onto its caller's tape
 
     def static_bytes(self) -> int:
         """Tape bytes whose count is known at compile time."""
@@ -114,7 +115,9 @@ class DerivativeReport:
         for loops, n in self.runtime_bytes().items():
             peak += f" + {n} bytes x iterations of " + " x iterations of ".join(
                 f"the loop at {w}" for w in loops)
-        if not self.heap_tape and self.cached:
+        if self.on_caller_stack and self.cached:
+            peak += " (pushed onto the calling derivative's tape: no malloc of its own)"
+        elif not self.heap_tape and self.cached:
             peak += " (starts in a 1024-byte buffer on the stack: no malloc below that)"
         lines.append(peak)
         return "\n".join(lines)
@@ -171,6 +174,7 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
     tape = gu.tape
     if tape is not None:
         report.heap_tape = not tape.starts_on_stack
+        report.on_caller_stack = tape.on_caller_stack
         for orig_block, frame in tape.frames.items():
             notes = _loop_notes(gu, gu.loops.loop_of(orig_block))
             for v in frame.values:

@@ -270,11 +270,15 @@ class GradientUtils:
             got.name = self.fresh((v.name or "v") + ".re")
             self.head_builder(orig_block).insert(got)
         else:
-            if self.tape is None:
-                self.tape = Tape(self)
-            got = self.tape.cache(orig_block, v)
+            got = self.ensure_tape().cache(orig_block, v)
         self._lookup_memo[key] = got
         return got
+
+    def ensure_tape(self) -> Tape:
+        """This derivative's byte stack (made on first use)."""
+        if self.tape is None:
+            self.tape = Tape(self)
+        return self.tape
 
     def _emit_forwarded(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         """The stored value a forwarded load reads, rebuilt at the head of

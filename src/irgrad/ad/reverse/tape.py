@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import DerivativeMode
+from irgrad.ad.core.config import TAPE_ON_CALLER_STACK_KEY, DerivativeMode, FnConfig
 from irgrad.ad.core.tape_runtime import STATE_TYPE, tape_push_function, tape_release_function
 from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES, is_cheap_intrinsic
 from irgrad.ad.reverse.store_forwarding import find_forwarded
@@ -63,8 +63,17 @@ class Tape:
         # sweep (one per residual of a Jacobian) needs no malloc/free
         self.state_type = STATE_TYPE
         self.state = b.alloca(self.state_type, name=gu.fresh("tape"))
-        b.store(ir.ConstantAggregateZero(self.state_type), self.state)
-        self.starts_on_stack = _stack_buffer_safe(gu)
+        # a split callee of another derivative pushes onto its caller's stack: this alloca
+        # stands for the caller's state until the split replaces it by the parameter
+        self.on_caller_stack = on_caller_stack(gu.config)
+        # blocks whose forward pass calls a derivative that pushes onto this stack
+        self.sharing_blocks: set[ir.BasicBlock] = set()
+        # frames of derivatives sharing one stack start wherever the last frame ended, a
+        # multiple of 8 bytes: slots are read and written at most 8-byte aligned
+        self.max_align = 8 if self.on_caller_stack or _calls_defined(gu) else 16
+        if not self.on_caller_stack:
+            b.store(ir.ConstantAggregateZero(self.state_type), self.state)
+        self.starts_on_stack = not self.on_caller_stack and _stack_buffer_safe(gu)
         if self.starts_on_stack:
             buf = b.alloca(ir.ArrayType(STACK_BUFFER_BYTES, ir.i8), align=16,
                            name=gu.fresh("tape.buf"))
@@ -86,13 +95,14 @@ class Tape:
             frame_ptr = b.gep(ir.i8, base, [sub])
             frame = self.frames[orig_block] = _Frame(sub, frame_ptr)
         size = alloc_size(value.type)
-        align = min(16, abi_align(value.type))
+        align = min(self.max_align, abi_align(value.type))
         off = (frame.size + align - 1) // align * align
         frame.values.append(value)
         frame.offsets.append(off)
         frame.size = off + size
         slot = b.gep(ir.i8, frame.frame_ptr, [ir.ConstantInt(ir.i64, off)])
-        # the slot is aligned to at most 16 bytes: say so (a <4 x double> defaults to 32)
+        # the slot is aligned to at most max_align bytes: say so (a <4 x double> defaults
+        # to 32)
         return b.load(value.type, slot, align, name=self.gu.fresh("tape.v"))
 
     def finalize(self) -> None:
@@ -104,8 +114,8 @@ class Tape:
         """
         push = tape_push_function(self.gu.module)
         # frames are padded to the largest alignment any of them needs (8 or 16 bytes)
-        grain = 16 if any(abi_align(v.type) > 8 for f in self.frames.values()
-                          for v in f.values) else 8
+        grain = 16 if self.max_align > 8 and any(
+            abi_align(v.type) > 8 for f in self.frames.values() for v in f.values) else 8
         own: dict[Loop, int] = {}  # bytes pushed per iteration by a loop's own blocks
         roots: dict[ir.BasicBlock, CountedLoop] = {}
         for orig_block, frame in self.frames.items():
@@ -117,7 +127,9 @@ class Tape:
             assert lp is not None
             own[lp] = own.get(lp, 0) + (frame.size + grain - 1) // grain * grain
         for h, root in list(roots.items()):
-            if not self._reserve(root, own):
+            # a callee pushing onto this stack inside the nest would eat its reservation
+            if any(blk in self.sharing_blocks for blk in root.loop.blocks) or \
+                    not self._reserve(root, own):
                 del roots[h]
         for orig_block, frame in self.frames.items():
             size = (frame.size + grain - 1) // grain * grain
@@ -133,7 +145,7 @@ class Tape:
                 ptr = b.call(push, [self.state, ir.ConstantInt(ir.i64, size)])
             for v, off in zip(frame.values, frame.offsets, strict=True):
                 slot = b.gep(ir.i8, ptr, [ir.ConstantInt(ir.i64, off)])
-                b.store(v, slot, min(16, abi_align(v.type)))
+                b.store(v, slot, min(self.max_align, abi_align(v.type)))
 
     def _push_unchecked(self, b: IRBuilder, size: int) -> ir.Value:
         sp_slot = b.struct_gep(self.state_type, self.state, 1)
@@ -186,12 +198,28 @@ class Tape:
         return None if tc is None else b.mul(tc, per_iter)
 
     def emit_free(self, b: IRBuilder) -> None:
-        if not self.frames:
-            return
+        if (not self.frames and not self.sharing_blocks) or self.on_caller_stack:
+            return  # nothing pushed, or the caller's stack (its owner releases it)
         b.call(tape_release_function(self.gu.module), [self.state])
 
 
 STACK_BUFFER_BYTES = 1024
+
+
+def on_caller_stack(config: FnConfig) -> bool:
+    """The derivative pushes its tape onto its caller's byte stack (split mode between
+    derivatives irgrad made: LIFO, since the caller pops its frame of a block before it
+    calls the reverses of that block's calls)."""
+    return bool(dict(config.extra).get(TAPE_ON_CALLER_STACK_KEY, False))
+
+
+def _calls_defined(gu: GradientUtils) -> bool:
+    for inst in gu.orig.instructions():
+        if isinstance(inst, ir.CallBase):
+            fn = inst.called_function
+            if fn is None or not fn.is_declaration:
+                return True
+    return False
 
 
 def _stack_buffer_safe(gu: GradientUtils) -> bool:
