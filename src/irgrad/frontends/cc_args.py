@@ -14,6 +14,7 @@ from pathlib import Path
 
 from irgrad.errors import UsageError
 from irgrad.frontends import detect_language
+from irgrad.frontends.sanitizers import front_end_flag
 
 # flags whose value is the next argument (when not glued: -I dir / -Idir)
 _COMPILE_WITH_VALUE = {"-include", "-isystem", "-iquote", "-idirafter", "-imacros",
@@ -180,7 +181,9 @@ def parse_cc_args(argv: Sequence[str], personality: str = "cc") -> Invocation:
             inv.inputs.append(LinkInput("flag", arg))
         elif arg.startswith(("-fsanitize", "-fno-sanitize")):
             inv.sanitize_flags.append(arg)
-            inv.compile_flags.append(arg)
+            front = front_end_flag(arg)
+            if front is not None:
+                inv.compile_flags.append(front)
         elif arg in ("-pthread", "-fopenmp"):
             inv.compile_flags.append(arg)
             inv.inputs.append(LinkInput("flag", arg))

@@ -37,6 +37,17 @@ PASS_SANITIZERS = {
 }
 
 
+def front_end_flag(flag: str) -> str | None:
+    """``flag`` as the compile step of a unit gets it: without the pass sanitizers, which
+    run on the differentiated module (clang -O0 would otherwise instrument each unit before
+    irgrad sees it, and the instrumentation keeps the addresses of Enzyme's markers).
+    None: nothing is left to give."""
+    if not flag.startswith("-fsanitize="):
+        return flag
+    kept = [s for s in flag.split("=", 1)[1].split(",") if s and s not in PASS_SANITIZERS]
+    return "-fsanitize=" + ",".join(kept) if kept else None
+
+
 def needs_instrumentation(sanitizers: Sequence[str]) -> bool:
     """Whether some sanitizer asked for runs as an LLVM pass after optimization."""
     return any(s in PASS_SANITIZERS for s in sanitizers)
