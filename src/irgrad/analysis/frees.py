@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from irgrad import ir
 from irgrad.analysis.known_functions import (
+    allocator,
     callee_name,
     freed_pointer,
     is_free,
@@ -74,6 +75,23 @@ def guaranteed_free_of(call: ir.Instruction) -> ir.CallInst | None:
     return alloc if pdt.dominates(fb, ab) else None
 
 
+def reallocated_allocation(call: ir.Instruction) -> ir.CallInst | None:
+    """The function's own fresh allocation whose block ``q = realloc(p, n)`` takes over
+    (the old block is released, its contents live on in ``q``), when ``p`` is plainly
+    based on one."""
+    if not isinstance(call, ir.CallBase):
+        return None
+    alloc = allocator(callee_name(call))
+    if alloc is None or alloc.reallocates is None or alloc.reallocates >= len(call.args):
+        return None
+    base = underlying_object(call.args[alloc.reallocates])
+    if (isinstance(base, ir.CallInst) and is_fresh_allocation(callee_name(base))
+            and base.parent is not None and call.parent is not None
+            and base.parent.parent is call.parent.parent):
+        return base
+    return None
+
+
 def allocation_escapes(alloc: ir.Value) -> bool:
     """Can the allocation's address outlive the call of its function (returned, stored
     into memory that is not a local of the function, passed to a callee that may keep
@@ -109,6 +127,9 @@ def _call_keeps_nothing(call: ir.CallBase, index: int) -> bool:
     if (is_free(name) or is_ignored_intrinsic(name) or is_memset(name)
             or is_memory_transfer(name)):
         return True
+    realloc = allocator(name)
+    if realloc is not None and realloc.reallocates == index:
+        return True  # the block moves to realloc's result (an allocation of its own)
     fn = call.called_function
     if fn is None or index >= len(fn.args):
         return False
@@ -117,4 +138,5 @@ def _call_keeps_nothing(call: ir.CallBase, index: int) -> bool:
     return any(a in ("nocapture", "captures(none)") for a in attrs)
 
 
-__all__ = ["allocation_escapes", "freed_allocation", "guaranteed_free_of"]
+__all__ = ["allocation_escapes", "freed_allocation", "guaranteed_free_of",
+           "reallocated_allocation"]

@@ -33,7 +33,12 @@ from irgrad.ad.reverse.memtransfer import (
     reverse_realloc,
 )
 from irgrad.analysis.activity import alloca_may_hold, holds_pointers, is_pointer_like
-from irgrad.analysis.frees import allocation_escapes, freed_allocation, guaranteed_free_of
+from irgrad.analysis.frees import (
+    allocation_escapes,
+    freed_allocation,
+    guaranteed_free_of,
+    reallocated_allocation,
+)
 from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.known_functions import (
     allocator,
@@ -366,7 +371,8 @@ def _freed_in_function(alloc: ir.CallInst) -> bool:
     fn = alloc.parent.parent if alloc.parent is not None else None
     if fn is None:
         return False
-    return any(isinstance(i, ir.CallBase) and freed_allocation(i) is alloc
+    return any(isinstance(i, ir.CallBase) and (freed_allocation(i) is alloc
+                                               or reallocated_allocation(i) is alloc)
                for i in fn.instructions())
 
 
