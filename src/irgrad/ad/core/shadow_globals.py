@@ -293,10 +293,29 @@ def _user_shadows(module: ir.Module) -> dict[ir.GlobalVariable, ir.GlobalVariabl
     return out
 
 
+def constant_data_global(v: ir.Value) -> ir.GlobalVariable | None:
+    """The constant global (``static const double T[]``) that pointer ``v`` -- address
+    arithmetic (GEPs, casts) on the global, with run-time indices -- points into. Where
+    such a pointer meets active pointers (``c ? x : T[i % 8]``), its shadow is the same
+    arithmetic on the global's zero shadow (forward) or sink (reverse)."""
+    for _ in range(64):
+        if isinstance(v, ir.GetElementPtrInst) or (
+                isinstance(v, ir.CastInst) and v.opcode in ("bitcast", "addrspacecast")):
+            v = v.operands[0]
+            continue
+        break
+    if isinstance(v, ir.GlobalVariable | ir.ConstantExpr):
+        g = global_base(v)
+        if g is not None and g.is_constant:
+            return g
+    return None
+
+
 __all__ = [
     "ROOTS_KEY",
     "USER_TABLE",
     "ShadowGlobals",
+    "constant_data_global",
     "global_activity_of",
     "memory_global",
     "set_roots",

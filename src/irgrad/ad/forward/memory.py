@@ -28,6 +28,7 @@ from irgrad.ad.core.function_shadows import (
     shadow_of_constant,
 )
 from irgrad.ad.core.shadow_globals import (
+    constant_data_global,
     memory_global,
     shadow_globals_of,
     unshadowed_memory,
@@ -104,6 +105,9 @@ def _pointer_tangent(fp: ForwardPass, p: ir.Value) -> Tangent | None:
 def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
     base = inst.pointer
     t = _pointer_tangent(fp, base)
+    if t is None and isinstance(base, ir.GlobalVariable | ir.ConstantExpr) \
+            and constant_data_global(base) is not None and _meets_pointers(inst):
+        t = fp.tangent_or_zero(base)  # T + i merged with active pointers: on T's zero
     if t is None:
         return
     if inst in fp.interleaved:  # offsets scaled by the width
@@ -115,6 +119,19 @@ def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
     lanes = t if isinstance(t, list) else [t]
     out = [copy_shadow(fp, inst, {base: s}) for s in lanes]
     fp.tangents[inst] = out[0] if fp.width == 1 else out
+
+
+def _meets_pointers(p: ir.Value, depth: int = 0) -> bool:
+    """``p`` (or address arithmetic on it) is merged with other pointers (a select, a
+    phi), so it needs a shadow although it points into constant data."""
+    for u in p.users:
+        if isinstance(u, ir.SelectInst | ir.PHINode):
+            return True
+        if depth < 8 and (isinstance(u, ir.GetElementPtrInst) or (
+                isinstance(u, ir.CastInst) and u.opcode in ("bitcast", "addrspacecast"))) \
+                and u.operands[0] is p and _meets_pointers(u, depth + 1):
+            return True
+    return False
 
 
 def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
