@@ -50,9 +50,6 @@ OPT_LEVELS = ["O0", "O2"]
 # Open bugs, each a strict xfail (the run fails when one starts to pass: delete its entry)
 # with what goes wrong. Keys: (program, level or "sanitized", route).
 OPEN_BUGS: dict[tuple[str, str, str], str] = {
-    **{("eigen_least_squares.cpp", "O0", r): "-O0: 'inactive pointer stored into memory "
-       "that also holds active pointers' in call_restricted_packet_assignment "
-       "(CoreEvaluators.h:154) (issue 17, open)" for r in ("cc", "opt")},
     ("eigen_least_squares.cpp", "O3-native", "cc"): "-O3 -march=native compiles (aligned "
     "allocation by integer arithmetic, the FMA inline asm and the AVX-512 sign masks now "
     "differentiate) but the gradient segfaults reading a null shadow data pointer taped "
