@@ -49,12 +49,7 @@ LEVELS = {
 OPT_LEVELS = ["O0", "O2"]
 # Open bugs, each a strict xfail (the run fails when one starts to pass: delete its entry)
 # with what goes wrong. Keys: (program, level or "sanitized", route).
-OPEN_BUGS: dict[tuple[str, str, str], str] = {
-    ("eigen_least_squares.cpp", "O3-native", "cc"): "-O3 -march=native compiles (aligned "
-    "allocation by integer arithmetic, the FMA inline asm and the AVX-512 sign masks now "
-    "differentiate) but the gradient segfaults reading a null shadow data pointer taped "
-    "in the reverse of PlainObjectBase::resizeLike (issue 17, open)",
-}
+OPEN_BUGS: dict[tuple[str, str, str], str] = {}
 
 
 def _open_bug(prog: Path, level: str, route: str) -> list[pytest.MarkDecorator]:
