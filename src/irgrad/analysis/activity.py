@@ -240,10 +240,9 @@ class ActivityAnalysis:
 
     def _holds_address(self, inst: ir.Instruction) -> bool:
         """An integer holding a shadowed pointer's address: its ``ptrtoint``, a pointer
-        field of shadowed memory read as an integer (a struct of references copied as
-        ``i64``, as Eigen's evaluators are at -O0: type analysis says the bits are a
-        pointer), or that moved by an offset or masked (one operand an address, the
-        other not)."""
+        field of shadowed memory read as an integer (type analysis says so: Eigen copies
+        a struct of references as ``i64``), or that moved by an offset or masked (one
+        operand an address, the other not)."""
         if not isinstance(inst.type, ir.IntType) or inst.type.width != 64:
             return False
         op = inst.opcode
