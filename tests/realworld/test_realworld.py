@@ -49,19 +49,7 @@ LEVELS = {
 OPT_LEVELS = ["O0", "O2"]
 # Open bugs, each a strict xfail (the run fails when one starts to pass: delete its entry)
 # with what goes wrong. Keys: (program, level or "sanitized", route).
-OPEN_BUGS: dict[tuple[str, str, str], str] = {
-    ("odeint_lorenz.cpp", "O0", "cc"): "-O0: 'Cannot deduce type of the data copied by "
-    "memcpy/memmove' in explicit_error_generic_rk's constructor (issue 17, open)",
-    ("odeint_lorenz.cpp", "O0", "opt"): "-O0: 'Cannot deduce type of the data copied by "
-    "memcpy/memmove' in explicit_error_generic_rk's constructor (issue 17, open)",
-    ("handmade_aligned_malloc.c", "sanitized", "cc"): "LeakSanitizer: reverse mode never "
-    "frees the shadow of a block freed through a pointer loaded from memory "
-    "(free(((void **)p)[-1])): only frees traced to this function's own allocation move to "
-    "the reverse pass with their shadows (issue 17, open)",
-    **{("eigen_least_squares.cpp", "O0", r): "-O0: 'inactive pointer stored into memory "
-       "that also holds active pointers' in call_restricted_packet_assignment "
-       "(CoreEvaluators.h:154) (issue 17, open)" for r in ("cc", "opt")},
-}
+OPEN_BUGS: dict[tuple[str, str, str], str] = {}
 
 
 def _open_bug(prog: Path, level: str, route: str) -> list[pytest.MarkDecorator]:

@@ -239,13 +239,18 @@ class ActivityAnalysis:
         return any(carries(v) for v in ops if not isinstance(v, ir.BasicBlock))
 
     def _holds_address(self, inst: ir.Instruction) -> bool:
-        """An integer holding a shadowed pointer's address: its ``ptrtoint``, or that
-        moved by an offset or masked (one operand an address, the other not)."""
+        """An integer holding a shadowed pointer's address: its ``ptrtoint``, a pointer
+        field of shadowed memory read as an integer (type analysis says so: Eigen copies
+        a struct of references as ``i64``), or that moved by an offset or masked (one
+        operand an address, the other not)."""
         if not isinstance(inst.type, ir.IntType) or inst.type.width != 64:
             return False
         op = inst.opcode
         if op == "ptrtoint":
             return inst.operands[0] in self.shadowed
+        if op == "load":
+            return (self.types is not None and self.types.scalar_type(inst).is_pointer
+                    and self.loads_active(inst.operands[0]))
         return moves_address(inst, self.addresses)
 
     def _pointer_active(self, inst: ir.Instruction) -> bool:

@@ -2,9 +2,12 @@
 
 The reverse pass reads the memory of the function's own allocations (and their shadows)
 after the forward pass, so a ``free`` of such memory may move into the reverse pass --
-but only a free that releases *every* execution of the allocation exactly once: it
-post-dominates the allocation and sits in the same loop (:func:`guaranteed_free_of`).
+but only a free that releases *every* execution of the allocation exactly once: it lies
+on every returning path from the allocation, in the same loop (:func:`guaranteed_free_of`).
 Then the reverse pass frees the memory and its shadow when it reaches the allocation.
+Allocations and frees include the program's own wrappers: a call of a function returning
+fresh memory (:mod:`irgrad.analysis.allocating_functions`) and a call of a function that
+only frees what its argument leads to (:mod:`irgrad.analysis.release_functions`).
 Any other free (a rejected step's buffer freed on one branch, a buffer freed through a
 pointer loaded from a table) stays in the forward pass; memory it releases is not read
 again (:mod:`irgrad.analysis.memory_writes` counts it as a write), and the shadow of an
@@ -15,10 +18,10 @@ allocation (:func:`allocation_escapes`).
 from __future__ import annotations
 
 from irgrad import ir
+from irgrad.analysis.allocating_functions import returns_fresh_allocation
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
-    freed_pointer,
     is_free,
     is_fresh_allocation,
     is_ignored_intrinsic,
@@ -26,53 +29,83 @@ from irgrad.analysis.known_functions import (
     is_memset,
 )
 from irgrad.analysis.loops import LoopInfo
+from irgrad.analysis.release_functions import released_pointer
 from irgrad.analysis.underlying_objects import underlying_object
-from irgrad.ir.dominators import PostDominatorTree
 
-_TREES: dict[ir.Function, tuple[int, PostDominatorTree, LoopInfo]] = {}
+_LOOPS: dict[ir.Function, tuple[int, LoopInfo]] = {}
 
 
-def _trees(fn: ir.Function) -> tuple[PostDominatorTree, LoopInfo]:
-    got = _TREES.get(fn)
+def _loops(fn: ir.Function) -> LoopInfo:
+    got = _LOOPS.get(fn)
     size = sum(len(bb.instructions) for bb in fn.blocks)
     if got is None or got[0] != size:
-        got = (size, PostDominatorTree(fn), LoopInfo(fn))
-        if len(_TREES) > 256:
-            _TREES.clear()
-        _TREES[fn] = got
-    return got[1], got[2]
+        got = (size, LoopInfo(fn))
+        if len(_LOOPS) > 256:
+            _LOOPS.clear()
+        _LOOPS[fn] = got
+    return got[1]
 
 
 def freed_allocation(call: ir.Instruction) -> ir.CallInst | None:
-    """The function's own fresh allocation that ``free(p)`` releases, when ``p`` is
-    plainly based on one (not through memory, phis or selects)."""
-    freed = freed_pointer(call) if isinstance(call, ir.CallBase) else None
+    """The function's own fresh allocation that ``free(p)`` (or a call of a release
+    function, :mod:`irgrad.analysis.release_functions`) releases, when ``p`` is plainly
+    based on one (not through memory, phis or selects). The allocation is a known
+    allocator's call or a call of an allocator wrapper (``xmalloc_aligned(n)``)."""
+    freed = released_pointer(call) if isinstance(call, ir.CallBase) else None
     if freed is None:
         return None
     base = underlying_object(freed)
-    if (isinstance(base, ir.CallInst) and is_fresh_allocation(callee_name(base))
+    if (isinstance(base, ir.CallInst) and is_allocation_call(base)
             and base.parent is not None and call.parent is not None
             and base.parent.parent is call.parent.parent):
         return base
     return None
 
 
+def is_allocation_call(call: ir.CallInst) -> bool:
+    """A known allocator's call, or a call of a function returning fresh heap memory."""
+    return is_fresh_allocation(callee_name(call)) or returns_fresh_allocation(
+        call.called_function)
+
+
 def guaranteed_free_of(call: ir.Instruction) -> ir.CallInst | None:
-    """The allocation ``call`` (a free) releases on every execution: the free
-    post-dominates the allocation and lies in the same innermost loop, so each execution
-    of the allocation reaches exactly this free before the allocation runs again."""
+    """The allocation ``call`` (a free) releases on every execution that returns: the
+    free lies in the same innermost loop and every path from the allocation to a ``ret``
+    passes through it before the allocation runs again, so each execution of the
+    allocation reaches exactly this free. Paths that never return (``abort()`` when
+    malloc fails, ending in ``unreachable``) do not count: they never reach the reverse
+    pass."""
     alloc = freed_allocation(call)
     if alloc is None:
         return None
     fb, ab = call.parent, alloc.parent
     assert fb is not None and ab is not None and ab.parent is not None
-    pdt, loops = _trees(ab.parent)
+    loops = _loops(ab.parent)
     if loops.loop_for(fb) is not loops.loop_for(ab):
         return None
     if fb is ab:
         insts = fb.instructions
         return alloc if insts.index(call) > insts.index(alloc) else None
-    return alloc if pdt.dominates(fb, ab) else None
+    return alloc if _every_return_path_through(ab, fb) else None
+
+
+def _every_return_path_through(start: ir.BasicBlock, through: ir.BasicBlock) -> bool:
+    """Every path from the end of ``start`` to a ``ret`` enters ``through`` before it
+    returns or comes back to ``start``."""
+    seen: set[ir.BasicBlock] = set()
+    work = list(start.successors())
+    while work:
+        bb = work.pop()
+        if bb is through or bb in seen:
+            continue
+        if bb is start:
+            return False
+        seen.add(bb)
+        term = bb.terminator
+        if term is not None and term.opcode == "ret":
+            return False
+        work.extend(bb.successors())
+    return True
 
 
 def reallocated_allocation(call: ir.Instruction) -> ir.CallInst | None:
@@ -138,5 +171,5 @@ def _call_keeps_nothing(call: ir.CallBase, index: int) -> bool:
     return any(a in ("nocapture", "captures(none)") for a in attrs)
 
 
-__all__ = ["allocation_escapes", "freed_allocation", "guaranteed_free_of",
+__all__ = ["allocation_escapes", "freed_allocation", "guaranteed_free_of", "is_allocation_call",
            "reallocated_allocation"]

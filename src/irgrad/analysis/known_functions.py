@@ -244,9 +244,15 @@ def is_shadow_mirrored(name: str | None) -> bool:
 
 # numba's runtime (NRT_*, numba_gil_*), the CPython API (Py*, _Py*) and the sanitizers'
 # runtimes: bookkeeping that never carries derivatives
+SANITIZER_PREFIXES = ("__ubsan_", "__asan_", "__sanitizer_", "__msan_", "__tsan_")
 INACTIVE_PREFIXES = ("NRT_", "numba_gil_", "Py", "_Py",
                      # the sanitizers' runtime: UBSan's handlers, ASan's checks
-                     "__ubsan_", "__asan_", "__sanitizer_", "__msan_", "__tsan_")
+                     *SANITIZER_PREFIXES)
+
+
+def is_sanitizer_runtime(name: str | None) -> bool:
+    """A check or report of a sanitizer's runtime (``-fsanitize=...`` instrumentation)."""
+    return name is not None and name.startswith(SANITIZER_PREFIXES)
 
 # The C++ standard library's text, I/O and error machinery, by Itanium-mangled prefix
 # (``_ZN`` nested name, ``K`` const member, ``St`` = ``std::``, ``So`` = ``std::ostream``,
@@ -523,6 +529,7 @@ __all__ = [
     "MEMORY_TRANSFER_PREFIXES",
     "NO_MODULE_FUNCTIONS",
     "OBJECT_RELEASE_FUNCTIONS",
+    "SANITIZER_PREFIXES",
     "SHADOW_MIRRORED_FUNCTIONS",
     "Allocator",
     "Deallocator",
@@ -547,6 +554,7 @@ __all__ = [
     "is_memory_transfer",
     "is_memset",
     "is_object_release",
+    "is_sanitizer_runtime",
     "is_shadow_mirrored",
     "is_state_release",
     "libm_names",

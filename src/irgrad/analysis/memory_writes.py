@@ -49,10 +49,10 @@ def written_object(inst: ir.Instruction) -> object:
         return underlying_object(ptrs[-1]) if ptrs else None
     if is_ignored_intrinsic(name) or is_allocation(name):
         return _NO_WRITE
+    if guaranteed_free_of(inst) is not None:  # a free or a release function's call
+        return _NO_WRITE  # moved into the reverse pass, after every read
     freed = freed_pointer(inst)
     if freed is not None:
-        if guaranteed_free_of(inst) is not None:
-            return _NO_WRITE  # moved into the reverse pass, after every read
         base = underlying_object(freed)
         if base is None or isinstance(base, ir.LoadInst | ir.CallBase):
             return None  # a pointer read from memory may be any allocation's

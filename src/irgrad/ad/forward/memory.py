@@ -56,6 +56,7 @@ from irgrad.analysis.known_functions import (
 )
 from irgrad.analysis.layout import abi_align
 from irgrad.analysis.memory_writes import writes_caller_memory
+from irgrad.analysis.release_functions import release_argument
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.errors import DifferentiationError
 from irgrad.ir.printer import value_ref
@@ -259,6 +260,8 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         visit_out_alloc(fp, call, alloc)
         return
     k = free_pointer_arg(name)
+    if k is None and call.args and call.args[0] not in fp.interleaved:
+        k = release_argument(callee)  # aligned_free(p): releases what p leads to
     if k is not None:  # free the shadow too (the freed pointer is argument k)
         args = list(call.args)
         t = fp.tangent(args[k])

@@ -41,6 +41,7 @@ from irgrad.ad.reverse.memory import (
     forward_memtransfer,
     forward_out_allocation,
     forward_store_shadow,
+    release_deferred,
     reverse_load,
     reverse_store,
     should_drop_forward_free,
@@ -296,6 +297,8 @@ def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) 
         reverse_store(gu, inst, b)
     elif isinstance(inst, ir.CallBase):
         reverse_call(gu, inst, b)
+        if inst in gu.deferred_releases:
+            release_deferred(gu, inst, b)
     elif isinstance(inst, ir.AllocaInst):
         if inst in gu.heap_allocas:
             reverse_heap_alloca(gu, inst, b)

@@ -98,6 +98,8 @@ class GradientUtils:
         self.entry_marker: ir.Instruction | None = None
         self.tape: Tape | None = None
         self.freed_allocations: set[ir.Value] = set()
+        # allocation -> the frees / release-function calls the reverse pass makes for it
+        self.deferred_releases: dict[ir.Value, list[ir.CallInst]] = {}
         # allocas of run-time size (VLAs) that the derivative allocates on the heap
         self.heap_allocas: set[ir.Value] = set()
         self.deferred_frees: list[Callable[[IRBuilder], None]] = []

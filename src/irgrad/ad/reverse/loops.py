@@ -173,8 +173,9 @@ class LoopCounters:
         iteration), else ``orig_block`` itself. When ``v`` does not dominate that exit
         (the exit is also reached by a path that skips the loop) and cannot simply be
         recomputed there (:meth:`_speculatable`), the value looked up is a phi added at
-        the exit: ``v`` from the loop, poison from elsewhere (the reverse
-        enters the loop only when it came out of it)."""
+        the exit: ``v`` from the blocks it reaches (the loop's among them), poison from
+        the paths that skip it (the reverse enters the loop only when it came out of
+        it)."""
         if self.info is None or not isinstance(v, ir.Instruction) or v.parent is None:
             return v, orig_block
         home = self.gu.block_of_new.get(v.parent)
@@ -187,7 +188,7 @@ class LoopCounters:
             if x is None:
                 break
             if home not in self.gu.dom.get(x, ()) and not self._speculatable(v, 0, x):
-                v = self._exit_phi(loop, x, v)
+                v = self._exit_phi(x, v, home)
                 home = x
             block = x
             loop = self.info.loop_for(x)
@@ -208,7 +209,13 @@ class LoopCounters:
         return all(self._speculatable(op, depth + 1, block) for op in v.operands
                    if not isinstance(op, ir.BasicBlock))
 
-    def _exit_phi(self, loop: Loop, x: ir.BasicBlock, v: ir.Value) -> ir.Value:
+    def _exit_phi(self, x: ir.BasicBlock, v: ir.Instruction, home: ir.BasicBlock
+                  ) -> ir.Value:
+        """``v`` at exit block ``x``: ``v`` on every edge from a block ``v``'s block
+        ``home`` dominates, poison on the others. One phi serves every loop that leaves
+        through ``x`` (several loops may share an exit: a vectorized loop, its remainder
+        loop and the paths that skip them), since each loop's blocks are dominated by
+        ``home``."""
         key = (x, v)
         got = self._exit_values.get(key)
         if got is None:
@@ -217,7 +224,7 @@ class LoopCounters:
             for p in x.predecessors():
                 if p not in gu.reachable:
                     continue
-                val = v if p in loop.blocks else ir.PoisonValue(v.type)
+                val = v if home in gu.dom.get(p, ()) else ir.PoisonValue(v.type)
                 for _ in range(_edges(p, x)):
                     phi.add_incoming(val, gu.forward_block(p))
             gu.forward_block(x).insert(0, phi)

@@ -5,7 +5,9 @@ base, zeroed shadow alloca/malloc/calloc, shadow of a loaded pointer = load from
 memory); a store of a pointer also stores its shadow into shadow memory.
 Reverse: ``y = load p``: ``*shadow(p) += diffe(y)``; ``store v, p``:
 ``diffe(v) += *shadow(p); *shadow(p) = 0``; a malloc freed in the function is freed (with
-its shadow) when the reverse pass reaches the malloc. Copies (memcpy, memmove, memset,
+its shadow) when the reverse pass reaches the malloc; so is a block of an allocator
+wrapper released by a free or a release function (``xfree_aligned(p)``): the same call,
+on the primal and on the shadow, after the adjoints that read them. Copies (memcpy, memmove, memset,
 realloc) are in :mod:`irgrad.ad.reverse.memtransfer`.
 
 Integers that type analysis says hold the bits of a float (``uint64_t`` round trips,
@@ -43,12 +45,15 @@ from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
+    free_pointer_arg,
     freed_pointer,
+    is_allocation,
     is_inactive_global,
     is_object_release,
     is_state_release,
 )
 from irgrad.analysis.layout import alloc_size, store_size
+from irgrad.analysis.release_functions import release_argument, released_pointer
 from irgrad.analysis.type_results import NARROW_INTEGER_BITS
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.ir.builder import IRBuilder
@@ -313,10 +318,11 @@ def stored_adjoint_type(gu: GradientUtils, store: ir.StoreInst) -> ir.Type | Non
 
 
 def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
-    """``free(p)`` that releases every execution of an allocation of this function moves
-    to the reverse pass (:func:`irgrad.analysis.frees.guaranteed_free_of`); any other
-    free stays where it is."""
-    freed = freed_pointer(call)
+    """``free(p)`` (or a release function's call) that releases every execution of an
+    allocation of this function moves to the reverse pass
+    (:func:`irgrad.analysis.frees.guaranteed_free_of`); any other free stays where it
+    is."""
+    freed = released_pointer(call)
     if freed is None:
         return False
     name = callee_name(call)
@@ -329,10 +335,30 @@ def should_drop_forward_free(gu: GradientUtils, call: ir.CallInst) -> bool:
         gu.deferred_frees.append(lambda b: (b.call(fn, [state]), b.call(fn, [shadow])))
         return True
     base = guaranteed_free_of(call)
-    if base is not None and base in gu.activity.shadowed:
-        gu.freed_allocations.add(base)
-        return True
-    return False
+    if base is None or base not in gu.activity.shadowed:
+        return False
+    if freed_pointer(call) is not None and is_allocation(callee_name(base)):
+        gu.freed_allocations.add(base)  # malloc ... free: reverse_allocation frees both
+    else:  # a wrapper's block or a release function: the same call, after the adjoints
+        gu.deferred_releases.setdefault(base, []).append(call)
+    return True
+
+
+def release_deferred(gu: GradientUtils, alloc: ir.Instruction, b: IRBuilder) -> None:
+    """In the reverse of ``alloc``: the calls that freed its block in the forward pass,
+    on the primal and on the shadow (each looked up where the allocation ran)."""
+    bb = alloc.parent
+    assert bb is not None
+    for call in gu.deferred_releases.get(alloc, ()):
+        k = free_pointer_arg(callee_name(call))
+        if k is None:
+            k = release_argument(call.called_function)
+        assert k is not None
+        args = [gu.lookup_primal(a, bb) for a in call.args]
+        shadow_args = list(args)
+        shadow_args[k] = gu.lookup_shadow(call.args[k], bb, call)
+        for a in (args, shadow_args):
+            b.call(call.callee, a, call.function_type)
 
 
 def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
@@ -352,6 +378,8 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
         else:
             b.call(gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [ptr])
 
+    if call in gu.deferred_releases:
+        return  # released by the calls that freed it (release_deferred)
     if call in gu.freed_allocations:
         release(gu.lookup_primal(call, bb))
         release(gu.lookup_shadow(call, bb, call))
@@ -422,6 +450,7 @@ __all__ = [
     "forward_memtransfer",
     "forward_store_shadow",
     "integer_shadow",
+    "release_deferred",
     "reverse_allocation",
     "reverse_load",
     "reverse_memset",

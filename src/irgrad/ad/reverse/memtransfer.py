@@ -13,7 +13,14 @@ copies), the callees that receive the buffers. Then
 * a struct of floats and pointers of known size: each field as above;
 * integers only (``std::vector<int>`` growing, an empty member's byte): nothing.
 
-A copy with no evidence at all is ``Cannot deduce type``, at the copy's source line.
+A copy with no evidence at all is ``Cannot deduce type``, at the copy's source line --
+unless it copies into a block the function has just allocated (a member ``std::vector``
+copy-constructed at -O0, whose elements nothing in the program ever reads: Boost.Odeint's
+unused ``m_dxdt``). Such a destination's shadow starts at zero and only adjoints of
+typed reads of it -- which would have given the copy a type -- could fill it, so the
+copy's reverse, whatever the bytes are, is a no-op while the destination's shadow is still
+zero: the reverse pass checks that at run time and otherwise stops with the same located
+message. The forward pass copies no shadow (no one reads the bytes as pointers).
 """
 
 from __future__ import annotations
@@ -22,31 +29,60 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes, as_i64
+from irgrad.ad.core.failures import message_global, zero_bytes_check
 from irgrad.ad.core.shadow_globals import unshadowed_memory
+from irgrad.analysis.frees import is_allocation_call
 from irgrad.analysis.known_functions import allocator, callee_name
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.type_results import CopiedContents
+from irgrad.analysis.underlying_objects import underlying_objects
 from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
 
 _I64 = ir.i64
+_UNTYPED = ("Cannot deduce type of the data copied by memcpy/memmove (nothing reads or "
+            "writes it with a type)")
 
 
 def copied_contents(gu: GradientUtils, call: ir.CallBase) -> CopiedContents:
-    """What memcpy/memmove ``call`` moves; a located error when nothing says."""
+    """What memcpy/memmove ``call`` moves; a located error when nothing says (but for a
+    copy into a block the function allocated: unknown, checked by the reverse pass)."""
     dst, src, n = call.args[0], call.args[1], call.args[2]
     size = n.unsigned_value if isinstance(n, ir.ConstantInt) else None
     got = gu.types.copied_contents(dst, src, size)
     if not got.known:
-        raise gu.error("Cannot deduce type of the data copied by memcpy/memmove (nothing "
-                       "reads or writes it with a type)", call)
+        if _into_fresh_block(dst):
+            return got
+        raise gu.error(_UNTYPED, call)
     if not got.inactive and not got.uniform and (size is None or -1 in got.fields):
         raise gu.error("Cannot deduce type of the data copied by memcpy/memmove: it mixes "
                        "floating-point values and pointers in a copy of run-time length",
                        call)
     return got
+
+
+def _into_fresh_block(dst: ir.Value) -> bool:
+    """``dst`` points into a block this function allocated (or is null): its shadow
+    starts at zero."""
+    objs = underlying_objects(dst)
+    blocks = [o for o in objs if not isinstance(o, ir.ConstantPointerNull)]
+    return bool(blocks) and all(
+        isinstance(o, ir.AllocaInst) or (isinstance(o, ir.CallInst) and is_allocation_call(o))
+        for o in blocks)
+
+
+def _expect_untouched(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
+    """The reverse of a copy of untyped bytes into a fresh block: nothing, provided no
+    derivative reached the destination's shadow (else the located error, at run time)."""
+    bb = call.parent
+    assert bb is not None
+    sdst = gu.lookup_shadow(call.args[0], bb, call)
+    n = as_i64(b, gu.lookup_primal(call.args[2], bb))
+    text = gu.error(_UNTYPED + ", and derivatives reached the bytes it copied", call)
+    msg, size = message_global(gu.module, "irgrad: " + text.format())
+    b.call(zero_bytes_check(gu.module), [sdst, n, msg, ir.ConstantInt(_I64, size)])
 
 
 def _field_type(kind: str | None) -> ir.FloatType:
@@ -65,6 +101,9 @@ def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> N
         b.memset(sdst, 0, as_i64(b, gu.lookup_primal(n, bb)))
         return
     got = copied_contents(gu, call)
+    if not got.known:
+        _expect_untouched(gu, call, b)
+        return
     if got.inactive or not got.floats:
         return
     sdst = gu.lookup_shadow(dst, bb, call)
@@ -94,7 +133,7 @@ def forward_memtransfer(gu: GradientUtils, call: ir.CallBase) -> None:
     if not (gu.is_shadowed(dst) and gu.is_shadowed(src)):
         return
     got = copied_contents(gu, call)
-    if not got.pointers:
+    if not got.pointers:  # (unknown bytes into a fresh block: no one reads pointers there)
         return
     new = gu.vmap[call]
     assert isinstance(new, ir.Instruction)
