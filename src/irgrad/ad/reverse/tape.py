@@ -214,6 +214,7 @@ def on_caller_stack(config: FnConfig) -> bool:
 
 
 def _calls_defined(gu: GradientUtils) -> bool:
+    """The function calls a defined function (or calls through a pointer)."""
     for inst in gu.orig.instructions():
         if isinstance(inst, ir.CallBase):
             fn = inst.called_function
@@ -225,12 +226,7 @@ def _calls_defined(gu: GradientUtils) -> bool:
 def _stack_buffer_safe(gu: GradientUtils) -> bool:
     if gu.config.mode is not DerivativeMode.REVERSE_COMBINED:
         return False  # split mode: the tape outlives the augmented primal's frame
-    for inst in gu.orig.instructions():
-        if isinstance(inst, ir.CallBase):
-            fn = inst.called_function
-            if fn is None or not fn.is_declaration:
-                return False
-    return True
+    return not _calls_defined(gu)  # a callee's own derivative could stack buffers
 
 
 class LookupPlanner:
