@@ -27,22 +27,15 @@ BUGS: dict[str, str] = {
         "branch and is inactive (Enzyme does not differentiate it). Located, so not a "
         "failing run of the sanitized slice."
     ),
-    "realloc-shadow-leak": (
-        "reverse mode leaks the shadow of a realloc'd heap buffer: calloc(n), realloc(2n), "
-        "fill, free; __enzyme_autodiff at -O0/-O2 -> LeakSanitizer: detected memory leaks."
-    ),
 }
 
 # Fixed and deleted with this table's regeneration: fwdvec-dominance (vector forward mode's
-# lanes extracted after the call), global-shadow (shadow globals), select-const-pointer.
+# lanes extracted after the call), global-shadow (shadow globals), select-const-pointer,
+# realloc-shadow-leak (the old block's shadow is freed at the reverse of its allocation).
 # (class, kind or "", a substring of the message, or "feature:<name>" of the case) -> tag
 TAG_RULES: tuple[tuple[str, str, str, str], ...] = (
     ("diagnostic-unlocated", "", "integer operation on an active floating-point value",
      "ubsan-cast-check"),
-    ("crash", "", "LeakSanitizer", "realloc-shadow-leak"),
 )
 
-KNOWN: dict[str, tuple[str, str]] = {
-    "san:35:2:2:O0": ("crash", "realloc-shadow-leak"),
-    "san:35:2:2:O2": ("crash", "realloc-shadow-leak"),
-}
+KNOWN: dict[str, tuple[str, str]] = {}
