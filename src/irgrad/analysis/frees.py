@@ -54,10 +54,15 @@ def freed_allocation(call: ir.Instruction) -> ir.CallInst | None:
     freed = released_pointer(call) if isinstance(call, ir.CallBase) else None
     if freed is None:
         return None
-    base = underlying_object(freed)
-    if (isinstance(base, ir.CallInst) and is_allocation_call(base)
-            and base.parent is not None and call.parent is not None
-            and base.parent.parent is call.parent.parent):
+    base = _own_call(freed, call)
+    return base if base is not None and is_allocation_call(base) else None
+
+
+def _own_call(pointer: ir.Value, call: ir.Instruction) -> ir.CallInst | None:
+    """The call of ``call``'s own function that ``pointer`` is plainly based on."""
+    base = underlying_object(pointer)
+    if (isinstance(base, ir.CallInst) and base.parent is not None
+            and call.parent is not None and base.parent.parent is call.parent.parent):
         return base
     return None
 
@@ -117,12 +122,8 @@ def reallocated_allocation(call: ir.Instruction) -> ir.CallInst | None:
     alloc = allocator(callee_name(call))
     if alloc is None or alloc.reallocates is None or alloc.reallocates >= len(call.args):
         return None
-    base = underlying_object(call.args[alloc.reallocates])
-    if (isinstance(base, ir.CallInst) and is_fresh_allocation(callee_name(base))
-            and base.parent is not None and call.parent is not None
-            and base.parent.parent is call.parent.parent):
-        return base
-    return None
+    base = _own_call(call.args[alloc.reallocates], call)
+    return base if base is not None and is_fresh_allocation(callee_name(base)) else None
 
 
 def allocation_escapes(alloc: ir.Value) -> bool:

@@ -184,6 +184,17 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
     return fn
 
 
+def pop_frame(b: IRBuilder, state: ir.Value, size: int) -> tuple[ir.Instruction, ir.Value]:
+    """Pop ``size`` bytes off the byte stack ``state``: the new stack pointer (an ``i64``
+    subtraction whose constant a caller may patch later) and the popped frame."""
+    sp_slot = b.struct_gep(STATE_TYPE, state, 1)
+    sp = b.sub(b.load(ir.i64, sp_slot), ir.ConstantInt(ir.i64, size))
+    b.store(sp, sp_slot)
+    frame = b.gep(ir.i8, b.load(ir.ptr, state), [sp], name="tape.frame")
+    assert isinstance(sp, ir.Instruction)
+    return sp, frame
+
+
 def without_tape_cache(fn: ir.Function) -> None:
     """Make ``fn`` (about to be differentiated) call the ``_nocache`` tape helpers."""
     module = fn.parent

@@ -44,7 +44,7 @@ from irgrad.ad.core.signatures import (
     returns_shadow,
     reverse_signature,
 )
-from irgrad.ad.core.tape_runtime import STATE_TYPE, tape_push_function
+from irgrad.ad.core.tape_runtime import pop_frame, tape_push_function
 from irgrad.ad.reverse.function import _synthesize
 from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.analysis.known_functions import callee_name, is_free
@@ -86,7 +86,7 @@ def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Functi
     ctx.register(rev_cfg, rev)
     try:
         gu = _synthesize(ctx, aug_cfg, work)
-        size = _split(gu, work, aug, rev, n_fwd, buffer)
+        size = _split(gu, work, aug, rev, n_fwd, buffer, shared)
         ctx.analyses[(TAPE_BYTES, aug)] = size
     except BaseException:
         for f in (aug, rev):
@@ -103,7 +103,7 @@ def create_augmented_pair(ctx: DerivativeContext, config: FnConfig) -> ir.Functi
 
 # -- cutting the combined function in two ------------------------------------------------
 def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Function,
-           n_fwd: int, buffer: bool) -> int:
+           n_fwd: int, buffer: bool, shared: bool) -> int:
     """Move the forward blocks to ``aug`` and the reverse blocks to ``rev``; the tape's
     size in bytes (0: no tape)."""
     rev_set = set(gu.rev_blocks)
@@ -118,7 +118,6 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
     heap = _heapify(gu, fwd_blocks, rev_set, slots, state)
     needed = _needed(rev_blocks, fwd_set, heap, slots, state)
     ret_blocks = [gu.forward_block(bb) for bb in gu.returns]
-    shared = on_caller_stack(gu.config)
     fields: list[ir.Type] = [v.type for v in needed]
     if state is not None and not shared:
         fields.append(gu.tape.state_type)  # type: ignore[union-attr]
@@ -179,7 +178,7 @@ def _split(gu: GradientUtils, work: ir.Function, aug: ir.Function, rev: ir.Funct
     bld = IRBuilder(entry)
     tape_arg = rev.args[-1]
     vmap: dict[ir.Value, ir.Value] = dict(zip(work.args, rev.args, strict=False))
-    frame = _pop_frame(bld, tape_arg, _frame_bytes(tape_type)) if shared and fields \
+    frame = pop_frame(bld, tape_arg, _frame_bytes(tape_type))[1] if shared and fields \
         else tape_arg
     for i, v in enumerate(needed):
         vmap[v] = bld.load(v.type, bld.struct_gep(tape_type, frame, i),
@@ -231,14 +230,6 @@ def _frame_bytes(tape_type: ir.StructType) -> int:
 def _slot_align(t: ir.Type, shared: bool) -> int:
     """A malloc'd tape is 16-byte aligned; a frame on a shared stack 8-byte aligned."""
     return min(8 if shared else 16, abi_align(t))
-
-
-def _pop_frame(bld: IRBuilder, state: ir.Value, size: int) -> ir.Value:
-    """Pop ``size`` bytes off the byte stack ``state``; the popped frame."""
-    sp_slot = bld.struct_gep(STATE_TYPE, state, 1)
-    sp = bld.sub(bld.load(ir.i64, sp_slot), ir.ConstantInt(ir.i64, size))
-    bld.store(sp, sp_slot)
-    return bld.gep(ir.i8, bld.load(ir.ptr, state), [sp], name="tape.frame")
 
 
 TAPE_BYTES = "augmented.tape_bytes"

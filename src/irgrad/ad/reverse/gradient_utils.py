@@ -23,6 +23,7 @@ from irgrad.ad.core.shadow_globals import (
 )
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero
 from irgrad.ad.reverse.loops import LoopCounters
+from irgrad.ad.reverse.memory import create_shadow
 from irgrad.ad.reverse.sunk_stores import sinkable_stores
 from irgrad.ad.reverse.tape import LookupPlanner, Tape
 from irgrad.ad.rules.emit import is_zero
@@ -203,29 +204,17 @@ class GradientUtils:
                 return s
         if isinstance(v, ir.Instruction) and v in self.vmap and not self.is_shadowed(v) \
                 and constant_data_global(v) is not None:
-            return self._constant_data_shadow(v, inst)
+            # T + i into constant data meets active pointers: the same arithmetic on
+            # T's sink (the base's shadow), right after v's clone
+            shadow = create_shadow(self, v)
+            assert shadow is not None
+            return shadow
         # the instruction that needs the shadow, or the pointer itself when that one
         # has no source line (a phi)
         where = inst
         if isinstance(v, ir.Instruction) and (where is None or where.debug_loc is None):
             where = v
         raise self.error(no_shadow_message(v), where)
-
-    def _constant_data_shadow(self, v: ir.Instruction, inst: ir.Instruction | None
-                              ) -> ir.Value:
-        """``T + i`` into constant data meets active pointers: the same arithmetic on
-        T's sink, right after ``v``'s clone in the forward pass."""
-        base = self.invert_pointer(v.operands[0], inst)
-        s = clone_with_operands(v, [base, *(self.primal(o) for o in v.operands[1:])])
-        s.name = self.fresh("s." + (v.name or "p"))
-        fwd = self.vmap[v]
-        assert isinstance(fwd, ir.Instruction)
-        b = IRBuilder()
-        b.position_after(fwd)
-        b.insert(s)
-        self.shadow[v] = s
-        self.shadow_primal[s] = fwd
-        return s
 
     def _global_shadow(self, v: ir.Constant, inst: ir.Instruction | None) -> ir.Value | None:
         """The shadow of a global (or a constant expression on one): its shadow global

@@ -29,7 +29,12 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.config import TAPE_ON_CALLER_STACK_KEY, DerivativeMode, FnConfig
-from irgrad.ad.core.tape_runtime import STATE_TYPE, tape_push_function, tape_release_function
+from irgrad.ad.core.tape_runtime import (
+    STATE_TYPE,
+    pop_frame,
+    tape_push_function,
+    tape_release_function,
+)
 from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES, is_cheap_intrinsic
 from irgrad.ad.reverse.store_forwarding import find_forwarded
 from irgrad.analysis.layout import abi_align, alloc_size
@@ -86,13 +91,8 @@ class Tape:
         """Push ``value`` at the end of forward ``orig_block``; pop it at ``rev.B``'s head."""
         frame = self.frames.get(orig_block)
         b = self.gu.head_builder(orig_block)
-        if frame is None:
-            sp_slot = b.struct_gep(self.state_type, self.state, 1)
-            sp = b.load(ir.i64, sp_slot)
-            sub = b.sub(sp, ir.ConstantInt(ir.i64, 0))
-            b.store(sub, sp_slot)
-            base = b.load(ir.ptr, self.state)
-            frame_ptr = b.gep(ir.i8, base, [sub])
+        if frame is None:  # the frame's size is patched into the pop by finalize()
+            sub, frame_ptr = pop_frame(b, self.state, 0)
             frame = self.frames[orig_block] = _Frame(sub, frame_ptr)
         size = alloc_size(value.type)
         align = min(self.max_align, abi_align(value.type))
