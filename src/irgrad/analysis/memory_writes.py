@@ -18,6 +18,8 @@ from irgrad.analysis.known_functions import (
     is_memory_transfer,
     is_memset,
 )
+from irgrad.analysis.layout import store_size
+from irgrad.analysis.strided_access import may_overlap, strided_address
 from irgrad.analysis.underlying_objects import is_allocated_object, underlying_object
 
 _NO_WRITE = object()
@@ -150,16 +152,25 @@ class MemoryWrites:
             return insts.index(write) > insts.index(inst)
         return False
 
-    def may_be_overwritten(self, pointer: ir.Value, after: ir.Instruction | None = None
-                           ) -> bool:
+    def may_be_overwritten(self, pointer: ir.Value, after: ir.Instruction | None = None,
+                           size: int | None = None) -> bool:
         """Whether a write of the function may alias the memory ``pointer`` points to
-        (only writes that can execute after ``after`` count, when it is given)."""
+        (only writes that can execute after ``after`` count, when it is given; a store
+        to another field of the same array of structs does not, when ``size``, the bytes
+        read, is given)."""
         base = underlying_object(pointer)
+        at = strided_address(pointer) if size is not None else None
         writes = self.writes if after is None else [
             (i, w) for i, w in self.writes if self._may_follow(i, after)]
         if base is None:
             return bool(writes)
-        for _, w in writes:
+        for inst, w in writes:
+            if w is base and at is not None and size is not None and \
+                    isinstance(inst, ir.StoreInst):
+                other = strided_address(inst.pointer)
+                if other is not None and other.base is at.base and not may_overlap(
+                        at, size, other, store_size(inst.value.type)):
+                    continue
             if w is None or w is base:
                 return True
             if is_allocated_object(w) or is_allocated_object(base):

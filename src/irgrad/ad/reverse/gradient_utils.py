@@ -29,6 +29,7 @@ from irgrad.ad.reverse.tape import LookupPlanner, Tape
 from irgrad.ad.rules.emit import is_zero
 from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, has_float
 from irgrad.analysis.global_activity import global_base
+from irgrad.analysis.layout import store_size
 from irgrad.analysis.memory_writes import MemoryWrites
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.errors import DifferentiationError
@@ -258,7 +259,8 @@ class GradientUtils:
             if not (isinstance(base, ir.Argument) and base.parent is self.orig
                     and base.index in kept):  # type: ignore[operator]
                 return False
-        return not self.memory_writes.may_be_overwritten(orig.pointer, after=orig)
+        return not self.memory_writes.may_be_overwritten(orig.pointer, after=orig,
+                                                         size=store_size(orig.type))
 
     def lookup(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         """``v`` (a forward value of the new function) usable in ``rev.<orig_block>``."""
@@ -285,6 +287,7 @@ class GradientUtils:
             self.head_builder(orig_block).insert(got)
         else:
             got = self.ensure_tape().cache(orig_block, v)
+            self.planner.note_cached(orig_block, v)
         self._lookup_memo[key] = got
         return got
 

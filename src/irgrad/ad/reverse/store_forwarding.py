@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES, is_cheap_intrinsic
 from irgrad.analysis.known_functions import callee_name, is_free, is_fresh_allocation
+from irgrad.analysis.layout import store_size
 
 if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
@@ -149,7 +150,8 @@ def find_forwarded(gu: GradientUtils, load: ir.LoadInst) -> Forwarded | None:
         if depth > 8 or len(nodes) >= MAX_NODES:
             return False
         if isinstance(v, ir.LoadInst):
-            if v.volatile or v.is_atomic or gu.memory_writes.may_be_overwritten(v.pointer, after=v):
+            if v.volatile or v.is_atomic or gu.memory_writes.may_be_overwritten(
+                    v.pointer, after=v, size=store_size(v.type)):
                 return False
         elif not (v.opcode in RECOMPUTE_OPCODES or is_cheap_intrinsic(v)):
             return False

@@ -239,6 +239,9 @@ class LookupPlanner:
         self._forward: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._iv: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._forwarded: dict[ir.Value, Forwarded | None] = {}
+        # values already on the tape for a reverse block: a recompute that needs only
+        # those (and at most one new slot) costs no more tape than caching the value
+        self._cached: dict[ir.BasicBlock, set[ir.Value]] = {}
 
     def is_available(self, v: ir.Value) -> bool:
         """True when ``v`` can be used as is anywhere in the reverse pass."""
@@ -267,18 +270,26 @@ class LookupPlanner:
             leaves = frozenset()
             for leaf in (fw.at, *fw.leaves):
                 leaves |= self.plan(rev_block, self.gu.primal(leaf), depth + 1)
-            if len(leaves) <= 1:
+            if self._new_slots(rev_block, leaves) <= 1:
                 result = leaves
                 self._forward.add(key)
         elif depth < 12 and self._recomputable(v):
             leaves: frozenset[ir.Value] = frozenset()
             for op in self._recompute_operands(v):
                 leaves |= self.plan(rev_block, op, depth + 1)
-            if len(leaves) <= 1:
+            if self._new_slots(rev_block, leaves) <= 1:
                 result = leaves
                 self._recompute.add(key)
         self._plan_memo[key] = result
         return result
+
+    def note_cached(self, rev_block: ir.BasicBlock, v: ir.Value) -> None:
+        """``v`` was put on the tape for ``rev_block``."""
+        self._cached.setdefault(rev_block, set()).add(v)
+
+    def _new_slots(self, rev_block: ir.BasicBlock, leaves: frozenset[ir.Value]) -> int:
+        cached = self._cached.get(rev_block)
+        return len(leaves) if not cached else len(leaves - cached)
 
     def forwarded(self, v: ir.Value) -> Forwarded | None:
         """For a load of scratch memory: the store it reads (see
