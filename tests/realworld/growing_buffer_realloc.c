@@ -1,8 +1,10 @@
 // A growable array the way C code without a container library writes one: a struct of
 // {data, len, cap} that doubles its capacity with realloc, filled inside the
 // differentiated function, read back, and freed. Also a buffer sized once, then grown
-// once with realloc when a second pass needs more room. Reverse and forward mode against
-// central differences; built with the sanitizers, no leak of a shadow block.
+// once with realloc when a second pass needs more room, and a scratch buffer
+// allocated after a loop.
+// Reverse and forward mode against central differences; built with the sanitizers, no
+// leak of a shadow block.
 // SANITIZE: address,undefined
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +52,21 @@ double two_pass(const double *x, long n) {
   return s;
 }
 
+// the output scaled in place by a first loop, then a scratch buffer filled, grown and
+// freed (the optimizer duplicates the malloc into the two ways past that loop, so the
+// realloc takes a phi of two allocations)
+void scaled_then_grown(const double *x, double *y, long n) {
+  for (long i = 0; i < n; i++) y[i] *= 0.5 + x[i];
+  double *buf = malloc((size_t)n * sizeof(double));
+  if (!buf) abort();
+  for (long i = 0; i < n; i++) buf[i] = x[i] * y[i];
+  buf = realloc(buf, 2 * (size_t)n * sizeof(double));
+  if (!buf) abort();
+  for (long i = 0; i < n; i++) buf[n + i] = sin(buf[i]);
+  for (long i = 0; i < n; i++) y[i] += buf[n + i] * buf[(i + 1) % n];
+  free(buf);
+}
+
 static void check(const char *what, double got, double want) {
   if (!(fabs(got - want) <= 1e-6 * (1.0 + fabs(want)))) {
     fprintf(stderr, "%s: got %.15g, want %.15g\n", what, got, want);
@@ -81,6 +98,29 @@ static void check(const char *what, double got, double want) {
 int main(void) {
   CHECK_GRADIENT(collected_energy);
   CHECK_GRADIENT(two_pass);
+  {  // y = F(x, y0): the gradient of <c, y> with respect to x and y0
+    enum { N = 7 };
+    double x[N], y0[N], c[N], dx[N] = {0}, y[N], dy[N];
+    for (int i = 0; i < N; i++) {
+      x[i] = 0.3 + 0.07 * i;
+      y0[i] = 1.0 - 0.2 * i;
+      c[i] = 0.5 + 0.1 * i * i;
+      y[i] = y0[i];
+      dy[i] = c[i];
+    }
+    __enzyme_autodiff((void *)scaled_then_grown, enzyme_dup, x, dx, enzyme_dup, y, dy,
+                      enzyme_const, (long)N);
+    for (int k = 0; k < 2 * N; k++) {
+      double h = 1e-6, xp[N], xm[N], yp[N], ym[N], fp = 0.0, fm = 0.0;
+      for (int i = 0; i < N; i++) xp[i] = xm[i] = x[i], yp[i] = ym[i] = y0[i];
+      if (k < N) xp[k] += h, xm[k] -= h;
+      else yp[k - N] += h, ym[k - N] -= h;
+      scaled_then_grown(xp, yp, N);
+      scaled_then_grown(xm, ym, N);
+      for (int i = 0; i < N; i++) fp += c[i] * yp[i], fm += c[i] * ym[i];
+      check("scaled_then_grown reverse", k < N ? dx[k] : dy[k - N], (fp - fm) / (2 * h));
+    }
+  }
   printf("OK\n");
   return 0;
 }

@@ -30,7 +30,7 @@ from irgrad.analysis.known_functions import (
 )
 from irgrad.analysis.loops import LoopInfo
 from irgrad.analysis.release_functions import released_pointer
-from irgrad.analysis.underlying_objects import underlying_object
+from irgrad.analysis.underlying_objects import underlying_object, underlying_objects
 
 _LOOPS: dict[ir.Function, tuple[int, LoopInfo]] = {}
 
@@ -126,6 +126,26 @@ def reallocated_allocation(call: ir.Instruction) -> ir.CallInst | None:
     return base if base is not None and is_fresh_allocation(callee_name(base)) else None
 
 
+def released_allocations(call: ir.Instruction) -> set[ir.CallInst]:
+    """The function's own allocations whose block ``call`` (a free, a release function's
+    call or a realloc) may release, through phis and selects too: a malloc duplicated into
+    both arms of a branch by the optimizer and freed after the join is released there on
+    either path."""
+    if not isinstance(call, ir.CallBase):
+        return set()
+    ptr = released_pointer(call)
+    alloc = allocator(callee_name(call))
+    if ptr is None and alloc is not None and alloc.reallocates is not None and \
+            alloc.reallocates < len(call.args):
+        ptr = call.args[alloc.reallocates]
+    if ptr is None:
+        return set()
+    fn = call.parent.parent if call.parent is not None else None
+    return {b for b in underlying_objects(ptr)
+            if isinstance(b, ir.CallInst) and b.parent is not None
+            and b.parent.parent is fn and is_allocation_call(b)}
+
+
 def allocation_escapes(alloc: ir.Value) -> bool:
     """Can the allocation's address outlive the call of its function (returned, stored
     into memory that is not a local of the function, passed to a callee that may keep
@@ -173,4 +193,4 @@ def _call_keeps_nothing(call: ir.CallBase, index: int) -> bool:
 
 
 __all__ = ["allocation_escapes", "freed_allocation", "guaranteed_free_of", "is_allocation_call",
-           "reallocated_allocation"]
+           "reallocated_allocation", "released_allocations"]

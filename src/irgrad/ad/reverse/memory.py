@@ -37,9 +37,8 @@ from irgrad.ad.reverse.memtransfer import (
 from irgrad.analysis.activity import alloca_may_hold, holds_pointers, is_pointer_like
 from irgrad.analysis.frees import (
     allocation_escapes,
-    freed_allocation,
     guaranteed_free_of,
-    reallocated_allocation,
+    released_allocations,
 )
 from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.known_functions import (
@@ -399,9 +398,7 @@ def _freed_in_function(alloc: ir.CallInst) -> bool:
     fn = alloc.parent.parent if alloc.parent is not None else None
     if fn is None:
         return False
-    return any(isinstance(i, ir.CallBase) and (freed_allocation(i) is alloc
-                                               or reallocated_allocation(i) is alloc)
-               for i in fn.instructions())
+    return any(alloc in released_allocations(i) for i in fn.instructions())
 
 
 def reverse_load(gu: GradientUtils, load: ir.LoadInst, b: IRBuilder) -> None:
