@@ -1,6 +1,7 @@
 """The tape's runtime: the functions a derivative calls to grow and release its byte stack.
 
-A tape's state is ``{ptr base, i64 sp, i64 capacity, ptr stack_buffer}``. It starts in a
+A tape's state is ``{ptr base, i64 sp, i64 capacity, ptr stack_buffer, ptr
+deferred_frees}`` (the last: :mod:`irgrad.ad.core.deferred_frees`). It starts in a
 stack buffer of the derivative (or empty) and moves to the heap when it outgrows it; a
 heap tape carries its capacity in a :data:`HEADER_BYTES` header in front of its data.
 
@@ -23,7 +24,9 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.ir.builder import IRBuilder
 
-STATE_TYPE = ir.StructType([ir.ptr, ir.i64, ir.i64, ir.ptr])
+# {base, sp, capacity, stack buffer, list of shadow blocks to free at the end (or null):
+# irgrad.ad.core.deferred_frees}
+STATE_TYPE = ir.StructType([ir.ptr, ir.i64, ir.i64, ir.ptr, ir.ptr])
 HEADER_BYTES = 16  # a heap tape's capacity, in front of its data (16: keeps the alignment)
 CACHE_LIMIT_BYTES = 1 << 28  # released heap tapes up to 256 MiB are kept for the next call
 CACHE_NAME = "__irgrad_tape_cache"

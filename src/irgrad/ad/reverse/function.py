@@ -46,6 +46,7 @@ from irgrad.ad.reverse.memory import (
     reverse_store,
     should_drop_forward_free,
 )
+from irgrad.ad.reverse.shadow_frees import defer_shadow_free
 from irgrad.ad.reverse.sunk_stores import sink_stores
 from irgrad.ad.reverse.vector_intrinsics import check_masked_pointer_store
 from irgrad.analysis.activity import has_float, is_pointer_like
@@ -209,6 +210,8 @@ def _forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
     else:
         if isinstance(call, ir.CallInst) and (name or "").startswith("llvm.masked."):
             check_masked_pointer_store(gu, call)
+        if isinstance(call, ir.CallInst):
+            defer_shadow_free(gu, call)  # a free of a block from elsewhere
         forward_call(gu, call)
 
 

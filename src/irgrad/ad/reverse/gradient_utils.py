@@ -105,6 +105,9 @@ class GradientUtils:
         # allocas of run-time size (VLAs) that the derivative allocates on the heap
         self.heap_allocas: set[ir.Value] = set()
         self.deferred_frees: list[Callable[[IRBuilder], None]] = []
+        # own allocations whose shadows a free of mixed origin also lists for the end
+        # (ad/reverse/shadow_frees.py): their reverse lists them instead of freeing
+        self.listed_shadow_allocations: set[ir.Value] = set()
         self.planner = LookupPlanner(self)
         self.loops = LoopCounters(self)
         dom = self.dom = _dominators(self.orig)

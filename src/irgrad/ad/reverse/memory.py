@@ -381,16 +381,29 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
         return  # released by the calls that freed it (release_deferred)
     if call in gu.freed_allocations:
         release(gu.lookup_primal(call, bb))
-        release(gu.lookup_shadow(call, bb, call))
-    elif (gu.is_shadowed(call) and (alloc is None or alloc.fresh)
-          and not (alloc is not None and alloc.released_with_state)
-          and not allocation_escapes(call) and _freed_in_function(call)):
-        # the primal is freed in the forward pass: the shadow, which no one outside this
-        # function can see, is not needed after this point (a stack allocator's shadow
-        # frame goes with the shadow state's release instead). A primal the function
-        # never frees (numba's arena, a deliberate leak) keeps its shadow too, as Enzyme
-        # frees a shadow only where the primal is freed.
-        release(gu.lookup_shadow(call, bb, call))
+    if releases_shadow_at_reverse(gu, call):
+        shadow = gu.lookup_shadow(call, bb, call)
+        if call in gu.listed_shadow_allocations:  # a free of mixed origin lists it too
+            gu.ensure_tape().defer_free(b, shadow, "free", now=True)
+        else:
+            release(shadow)
+
+
+def releases_shadow_at_reverse(gu: GradientUtils, call: ir.Instruction) -> bool:
+    """The reverse of the allocation ``call`` releases its shadow: its free moved to the
+    reverse pass, or the primal is freed in the forward pass and the shadow, which no one
+    outside this function can see, is not needed after this point. (A stack
+    allocator's shadow frame goes with the shadow state's release instead; a primal the
+    function never frees -- numba's arena, a deliberate leak -- keeps its shadow too, as
+    Enzyme frees a shadow only where the primal is freed.)"""
+    if not isinstance(call, ir.CallInst) or call in gu.deferred_releases:
+        return False
+    if call in gu.freed_allocations:
+        return True
+    alloc = allocator(callee_name(call))
+    return (gu.is_shadowed(call) and (alloc is None or alloc.fresh)
+            and not (alloc is not None and alloc.released_with_state)
+            and not allocation_escapes(call) and _freed_in_function(call))
 
 
 def _freed_in_function(alloc: ir.CallInst) -> bool:
@@ -448,6 +461,7 @@ __all__ = [
     "forward_store_shadow",
     "integer_shadow",
     "release_deferred",
+    "releases_shadow_at_reverse",
     "reverse_allocation",
     "reverse_load",
     "reverse_memset",

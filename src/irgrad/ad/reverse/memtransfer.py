@@ -161,7 +161,7 @@ def reverse_memset(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
 
 
 def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
-    """``q = realloc(p, n)`` copied p's data into q: ``dp[0:k] += dq[0:k]``; free dq."""
+    """``q = realloc(p, n)`` copied p's data into q: ``dp[0:k] += dq[0:k]``; release dq."""
     bb = call.parent
     assert bb is not None
     alloc = allocator(callee_name(call))
@@ -179,7 +179,9 @@ def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
     got = gu.types.copied_contents(call, call.args[0], None)
     if got.float_type is not None or not got.known:
         b.call(memcpy_adjoint_helper(gu, _field_type(got.float_type)), [old, new, count])
-    b.call(gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [new])
+    # freed now, or with the other shadows at the end when the block is also freed by a
+    # function that did not allocate it (ad/core/deferred_frees.py: released once)
+    gu.ensure_tape().defer_free(b, new, "free", now=True)
 
 
 def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:

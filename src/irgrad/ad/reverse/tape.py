@@ -29,6 +29,13 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.config import TAPE_ON_CALLER_STACK_KEY, DerivativeMode, FnConfig
+from irgrad.ad.core.deferred_frees import (
+    LIST_FIELD,
+    LIST_TYPE,
+    defer_free_function,
+    drain_frees_function,
+    release_function,
+)
 from irgrad.ad.core.tape_runtime import (
     STATE_TYPE,
     pop_frame,
@@ -78,6 +85,7 @@ class Tape:
         self.max_align = 8 if self.on_caller_stack or _calls_defined(gu) else 16
         if not self.on_caller_stack:
             b.store(ir.ConstantAggregateZero(self.state_type), self.state)
+        self.defers = False  # this derivative defers shadow frees to the end
         self.starts_on_stack = not self.on_caller_stack and _stack_buffer_safe(gu)
         if self.starts_on_stack:
             buf = b.alloca(ir.ArrayType(STACK_BUFFER_BYTES, ir.i8), align=16,
@@ -197,7 +205,31 @@ class Tape:
         tc = self.gu.loops.emit_trip_count_with(cl, b)
         return None if tc is None else b.mul(tc, per_iter)
 
+    def defer_free(self, b: IRBuilder, block: ir.Value, deallocator: str, *, now: bool,
+                   primal: ir.Value | None = None) -> None:
+        """Release the shadow ``block`` when the outermost reverse pass ends
+        (:mod:`irgrad.ad.core.deferred_frees`); where no one keeps a list, at once when
+        ``now``, else never. Nothing when ``block`` is ``primal`` (runtime activity: an
+        inactive pointer is its own shadow) or null."""
+        null = ir.ConstantPointerNull(ir.ptr)
+        b.call(defer_free_function(self.gu.module),
+               [self.state, block, release_function(self.gu.module, deallocator),
+                ir.ConstantInt(ir.i1, int(now)), null if primal is None else primal])
+        self.defers = True
+
+    def keeps_deferred_frees(self) -> bool:
+        """The outermost derivative (combined mode) keeps the list, when it or a callee
+        on its stack defers a free."""
+        return (self.gu.config.mode is DerivativeMode.REVERSE_COMBINED
+                and not self.on_caller_stack and (self.defers or bool(self.sharing_blocks)))
+
     def emit_free(self, b: IRBuilder) -> None:
+        if self.keeps_deferred_frees():
+            e = self.gu.entry_builder()
+            lst = e.alloca(LIST_TYPE, name=self.gu.fresh("deferred.frees"))
+            e.store(ir.ConstantAggregateZero(LIST_TYPE), lst)
+            e.store(lst, e.struct_gep(self.state_type, self.state, LIST_FIELD))
+            b.call(drain_frees_function(self.gu.module), [lst])
         if (not self.frames and not self.sharing_blocks) or self.on_caller_stack:
             return  # nothing pushed, or the caller's stack (its owner releases it)
         b.call(tape_release_function(self.gu.module), [self.state])
