@@ -91,9 +91,14 @@ def _getrf_fwd(e: BlasEmitter, o: BlasOperands) -> None:  # after the call: A ho
     if da is None:
         return
     _square_only(e, o)
-    n, a, lda = v["n"], v["A"], v["lda"]
+    lu_forward(e, o, v["n"], v["A"], v["lda"], v["ipiv"], da)
+
+
+def lu_forward(e: BlasEmitter, o: BlasOperands, n: ir.Value, a: ir.Value, lda: ir.Value,
+               ipiv: ir.Value, da: ir.Value) -> None:
+    """da := the tangent of the factors L\\U (in a, with ipiv) from the tangent of A."""
     x, ldx = copy_matrix(e, o, n, n, da, lda)
-    e.swap_rows(n, n, x, ldx, v["ipiv"], forward=True)  # P^T dA
+    e.swap_rows(n, n, x, ldx, ipiv, forward=True)  # P^T dA
     _lu_l(e, _F, _F, a, lda, n, n, x, ldx, solve=True)  # L^-1 ...
     _lu_u(e, _T, _F, a, lda, n, n, x, ldx, solve=True)  # ... U^-1
     lo, up = square(e, o, n), square(e, o, n)
@@ -113,7 +118,12 @@ def _getrf_rev(e: BlasEmitter, o: BlasOperands) -> None:  # A: L\U, ipiv (cached
     if da is None:
         return
     _square_only(e, o)
-    n, a, lda = v["n"], v["A"], v["lda"]
+    lu_reverse(e, o, v["n"], v["A"], v["lda"], v["ipiv"], da)
+
+
+def lu_reverse(e: BlasEmitter, o: BlasOperands, n: ir.Value, a: ir.Value, lda: ir.Value,
+               ipiv: ir.Value, da: ir.Value) -> None:
+    """da := the adjoint of A from the adjoint of its factors L\\U (in a, with ipiv)."""
     lo, up = square(e, o, n), square(e, o, n)
     _split(e, n, da, lda, lo, up)  # Lbar, Ubar
     _lu_l(e, _F, _T, a, lda, n, n, lo, n)  # L^T Lbar
@@ -122,9 +132,36 @@ def _getrf_rev(e: BlasEmitter, o: BlasOperands) -> None:  # A: L\U, ipiv (cached
     _merge(e, n, lo, up, m, n)
     _lu_l(e, _F, _T, a, lda, n, n, m, n, solve=True)  # L^-T ...
     _lu_u(e, _T, _T, a, lda, n, n, m, n, solve=True)  # ... U^-T
-    e.swap_rows(n, n, m, n, v["ipiv"], forward=False)  # P ...
+    e.swap_rows(n, n, m, n, ipiv, forward=False)  # P ...
     _zero_then(e, n, da, lda)
     e.mat_axpy(n, n, e.fp(1.0), m, n, da, lda)
+
+
+def full_to_factors(e: BlasEmitter, o: BlasOperands, n: ir.Value, a: ir.Value,
+                    lda: ir.Value, ipiv: ir.Value, g: ir.Value, da: ir.Value, *,
+                    add: bool) -> None:
+    """The adjoint of the factors L\\U (in a, with ipiv) from ``g`` (n x n, ld n), the
+    adjoint of ``P L U``: ``Lbar = strict_lower(P^T G U^T)``, ``Ubar = upper(L^T P^T G)``,
+    stored (``add``: added) into da. ``g`` is overwritten."""
+    e.swap_rows(n, n, g, n, ipiv, forward=True)  # P^T G
+    w1, _ = copy_matrix(e, o, n, n, g, n)
+    _lu_u(e, _T, _T, a, lda, n, n, w1, n)  # P^T G U^T: Lbar
+    w2, _ = copy_matrix(e, o, n, n, g, n)
+    _lu_l(e, _F, _T, a, lda, n, n, w2, n)  # L^T P^T G: Ubar
+    _merge(e, n, w1, w2, da, lda, add=add)
+
+
+def factors_to_full(e: BlasEmitter, o: BlasOperands, n: ir.Value, a: ir.Value,
+                    lda: ir.Value, ipiv: ir.Value, d: ir.Value, ldd: ir.Value) -> ir.Value:
+    """``P (dL U + L dU)`` (n x n, ld n, a scratch matrix) from the tangent of the factors
+    dL\\dU in ``d`` (L\\U in a, with ipiv)."""
+    lo, up = square(e, o, n), square(e, o, n)
+    _split(e, n, d, ldd, lo, up)
+    _lu_u(e, _T, _F, a, lda, n, n, lo, n)  # dL U
+    _lu_l(e, _F, _F, a, lda, n, n, up, n)  # L dU
+    e.mat_axpy(n, n, e.fp(1.0), up, n, lo, n)
+    e.swap_rows(n, n, lo, n, ipiv, forward=False)  # P ...
+    return lo
 
 
 # -- getrs ---------------------------------------------------------------------------------
@@ -194,12 +231,7 @@ def _getrs_rev(e: BlasEmitter, o: BlasOperands) -> None:
     g = square(e, o, n)  # Abar_full: -Z X^T (N) or -X Z^T (T)
     e.gemm(_F, _T, n, n, nrhs, e.fp(-1.0), b.select(t, x, db), v["ldb"],
            b.select(t, db, x), v["ldb"], e.fp(0.0), g, n)
-    e.swap_rows(n, n, g, n, v["ipiv"], forward=True)  # P^T Abar
-    w1, _ = copy_matrix(e, o, n, n, g, n)
-    _lu_u(e, _T, _T, a, lda, n, n, w1, n)  # P^T Abar U^T: Lbar
-    w2, _ = copy_matrix(e, o, n, n, g, n)
-    _lu_l(e, _F, _T, a, lda, n, n, w2, n)  # L^T P^T Abar: Ubar
-    _merge(e, n, w1, w2, da, lda, add=True)
+    full_to_factors(e, o, n, a, lda, v["ipiv"], g, da, add=True)
 
 
 def_blas("getrf", _getrf_needs, _getrf_fwd, _getrf_rev)
