@@ -49,7 +49,8 @@ class Routine:
     (Fortran ``info`` last, LAPACKE returns it). ``shapes``: per array, ``(a, b, flag)``
     -- a vector's length is ``a`` (``b`` when ``flag`` is set), a matrix is ``a x b``
     logically and stored transposed when ``flag`` is set, a matrix in ``square`` is
-    ``a x a`` (``b x b`` when ``flag`` is set): what a cached copy spans."""
+    ``a x a`` (``b x b`` when ``flag`` is set), pivots (``ipiv``) number ``a`` (``min(a,
+    b)`` when ``b`` is given): what a cached copy spans."""
 
     name: str
     args: tuple[str, ...]
@@ -108,7 +109,7 @@ ROUTINES: dict[str, Routine] = {r.name: r for r in [
             shapes=(("A", "m", "k", "transa"), ("B", "k", "n", "transb"),
                     ("C", "m", "n", None))),
     Routine("getrf", ("m", "n", "A", "lda", "ipiv"), ("A", "ipiv"), level=3, lapack=True,
-            shapes=(("A", "m", "n", None), ("ipiv", "n", None, None))),
+            shapes=(("A", "m", "n", None), ("ipiv", "m", "n", None))),  # min(m, n)
     Routine("getrs", ("trans", "n", "nrhs", "A", "lda", "ipiv", "B", "ldb"), ("B",),
             level=3, lapack=True,
             shapes=(("A", "n", "n", None), ("ipiv", "n", None, None),

@@ -391,23 +391,6 @@ class BlasEmitter:
                       inc)
         self.loop(n, body)
 
-    def fail_unless(self, cond: ir.Value, message: str) -> None:
-        """At run time: print ``message`` and abort unless ``cond``."""
-        module = self._module()
-        text = (message + "\n").encode()
-        ty = ir.ArrayType(len(text), ir.i8)
-        g = ir.GlobalVariable(module.unique_name("__irgrad_blas_msg"), ty,
-                              ir.ConstantDataString(ty, text), True, "private")
-        module.add_global(g)
-        write = module.get_or_insert_function(
-            "write", ir.FunctionType(ir.i64, [ir.i32, ir.ptr, ir.i64]))
-        abort = module.get_or_insert_function("abort", ir.FunctionType(ir.void, []))
-
-        def fail() -> None:
-            self.b.call(write, [ir.ConstantInt(ir.i32, 2), g, self.i64(len(text))])
-            self.b.call(abort, [])
-        self.branch(cond, lambda: None, fail)
-
     def branch(self, cond: ir.Value, then: Callable[[], None],
                otherwise: Callable[[], None]) -> None:
         """``if (cond) then(); else otherwise();``"""
