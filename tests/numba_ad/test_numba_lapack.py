@@ -1,7 +1,8 @@
-"""numba's LAPACK helpers (``numba_xgesv``, ``numba_xxgetrf``, ``numba_ez_xxgetri``: what
-``np.linalg.solve``, ``inv`` and ``det`` compile to) differentiated through the LU rules:
-gradients against central differences at -O0..-O3, forward (jvp) against reverse, and a
-singular matrix raising numba's own ``LinAlgError`` from the derivative."""
+"""numba's LAPACK helpers (``numba_xgesv``, ``numba_xxgetrf``, ``numba_ez_xxgetri``,
+``numba_xxpotrf``: what ``np.linalg.solve``, ``inv``, ``det`` and ``cholesky`` compile
+to) differentiated through the LU and Cholesky rules: gradients against central
+differences at -O0..-O3, forward (jvp) against reverse, and a singular matrix raising
+numba's own ``LinAlgError`` from the derivative."""
 
 from __future__ import annotations
 
@@ -50,6 +51,13 @@ def newton_step(A, x):
     return np.sum(x * x) + np.sum(np.linalg.inv(J))
 
 
+@njit
+def cholesky(A, w):
+    """np.linalg.cholesky of a matrix made symmetric positive definite."""
+    L = np.linalg.cholesky(A @ A.T + 2.0 * np.eye(A.shape[0]))
+    return np.sum(L * w) + np.log(L[1, 1])
+
+
 def _args(rng: np.random.Generator, name: str) -> tuple[object, ...]:
     n = 4
     a = rng.normal(size=(n, n)) + 3.0 * np.eye(n)
@@ -59,11 +67,13 @@ def _args(rng: np.random.Generator, name: str) -> tuple[object, ...]:
         return a, rng.normal(size=(n, 3))
     if name == "newton_step":
         return a, rng.normal(size=n) * 0.3
+    if name == "cholesky":
+        return rng.normal(size=(n, n)), rng.normal(size=(n, n))
     return (a,)
 
 
 FUNCS = {"ridge": ridge, "solve_many": solve_many, "inverse": inverse,
-         "determinant": determinant, "newton_step": newton_step}
+         "determinant": determinant, "newton_step": newton_step, "cholesky": cholesky}
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -11,8 +11,8 @@ writes and what it returns. Spellings map names and calling conventions onto it:
   possibly hidden string lengths (flang/gfortran) after the listed arguments;
 * LAPACKE ``LAPACKE_d<r>`` / ``LAPACKE_s<r>``: layout first, by value, ``info`` returned;
 * numba's helpers (``numba_xxdot``, ``numba_xxnrm2``, ``numba_xxgemv``, ``numba_xxgemm``;
-  LAPACK: ``numba_xxgetrf``, ``numba_xgesv``, ``numba_ez_xxgetri``, what
-  ``np.linalg.solve``/``inv``/``det`` compile to): a ``kind`` char selects the element
+  LAPACK: ``numba_xxgetrf``, ``numba_xgesv``, ``numba_ez_xxgetri``, ``numba_xxpotrf``,
+  what ``np.linalg.solve``/``inv``/``det``/``cholesky`` compile to): a ``kind`` char selects the element
   type, column-major, unit increments, scalars by reference, dot's result through a
   pointer, LAPACK's ``info`` returned.
 
@@ -152,6 +152,7 @@ NUMBA_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "numba_xxgetrf": ("getrf", ("kind", "m", "n", "A", "lda", "ipiv")),
     "numba_xgesv": ("gesv", ("kind", "n", "nrhs", "A", "lda", "ipiv", "B", "ldb")),
     "numba_ez_xxgetri": ("getri", ("kind", "n", "A", "lda", "ipiv")),
+    "numba_xxpotrf": ("potrf", ("kind", "uplo", "n", "A", "lda")),
 }
 NUMBA_KINDS = {ord("d"): "double", ord("s"): "float"}
 

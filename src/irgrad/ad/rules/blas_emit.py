@@ -73,6 +73,10 @@ class BlasEmitter:
     def _int(self, v: ir.Value) -> ir.Value:
         return v if v.type == self.int else self.b.trunc(v, self.int)
 
+    def _int32(self, v: ir.Value) -> ir.Value:
+        """SciPy's BLAS/LAPACK (numba family) take 32-bit integers."""
+        return v if v.type == ir.i32 else self.b.trunc(v, ir.i32)
+
     def _entry_slot(self, ty: ir.Type) -> ir.Value:
         fn = self.b.function
         assert fn is not None
@@ -127,8 +131,7 @@ class BlasEmitter:
                 if kind == "layout":
                     continue
                 if kind == "int":
-                    vals.append(self._ref(self.b.trunc(v, ir.i32) if numba and v.type != ir.i32
-                                          else self._int(v)))
+                    vals.append(self._ref(self._int32(v) if numba else self._int(v)))
                 elif kind == "fp":
                     vals.append(self._ref(v))
                 elif kind in ("trans", "uplo", "side", "diag"):
