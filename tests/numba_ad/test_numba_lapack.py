@@ -147,3 +147,16 @@ def test_singular_matrix_raises_numbas_error(f: object) -> None:
     with pytest.raises(np.linalg.LinAlgError, match="singular"):
         irgrad.jvp(f)(args, tuple(np.zeros_like(np.asarray(a)) if isinstance(a, np.ndarray)
                                   else 0.0 for a in args))
+
+
+@njit
+def det_only(A):
+    return np.linalg.det(A)
+
+
+def test_det_of_a_singular_matrix_has_nan_derivatives() -> None:
+    """numba's det returns 0 without raising; LU has a zero pivot, so the derivative is
+    not finite (documented in README's BLAS section), never a finite wrong number."""
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]])
+    assert det_only(singular) == 0.0
+    assert np.isnan(irgrad.grad(det_only)(singular)[0]).all()
