@@ -9,6 +9,8 @@ printing OK:
 * ``flang_rules.c`` + ``flang_kernel.f90``: BLAS called from Fortran source (flang passes
   hidden string lengths);
 * ``lapacke_rules.c``: LAPACKE's potrf/potrs, row- and column-major;
+* ``lu_rules.c``: getrf of rectangular matrices (m > n and m < n; Fortran and LAPACKE,
+  both layouts) and gesv (Fortran and LAPACKE), active and inactive operands;
 * ``modes.c``: vector forward mode (width 2) against width 1, split reverse mode with the
   inputs overwritten between the passes against the combined mode;
 * ``gauss_newton.c``: a Gauss-Newton fit with dgemm/dpotrf/dpotrs differentiated end to
@@ -32,7 +34,8 @@ HERE = Path(__file__).resolve().parent
 # prints at least)
 PROGRAMS = {"cblas_rules": ((), 50), "fortran_rules": ((), 34),
             "flang_rules": (("flang_kernel.f90",), 3), "gauss_newton": ((), 0),
-            "modes": ((), 0), "lapacke_rules": (("-llapacke",), 4)}
+            "modes": ((), 0), "lapacke_rules": (("-llapacke",), 4),
+            "lu_rules": (("-llapacke",), 11)}
 LEVELS = ["O0", "O1", "O2", "O3"]
 _BUILD = Path(tempfile.mkdtemp(prefix="irgrad-blas-"))
 _POOL = ThreadPoolExecutor(max_workers=2)

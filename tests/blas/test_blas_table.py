@@ -29,6 +29,11 @@ def test_every_routine_has_a_rule() -> None:
     ("LAPACKE_dgetrs", "getrs", LAPACKE, "double"),
     ("numba_xxgemm", "gemm", NUMBA, None),
     ("numba_xxnrm2", "nrm2", NUMBA, None),
+    ("numba_xxgetrf", "getrf", NUMBA, None),
+    ("numba_xgesv", "gesv", NUMBA, None),
+    ("numba_ez_xxgetri", "getri", NUMBA, None),
+    ("dgesv_", "gesv", FORTRAN, "double"),
+    ("LAPACKE_sgesv", "gesv", LAPACKE, "float"),
 ])
 def test_spellings(name: str, routine: str, spelling: object, element: str | None) -> None:
     f = blas_function(name)
@@ -49,6 +54,7 @@ def test_layout_and_info_arguments() -> None:
 
 
 @pytest.mark.parametrize("name", ["cblas_dsyr2k", "dgemm", "cblas_zgemm", "LAPACKE_ddot",
-                                  "cblas_dpotrf", "numba_xxgetrf", "ddot_x"])
+                                  "cblas_dpotrf", "numba_xxgetrs", "ddot_x",
+                                  "dgetri_", "LAPACKE_dgetri", "numba_ez_gesdd"])
 def test_unknown_names(name: str) -> None:
     assert blas_function(name) is None

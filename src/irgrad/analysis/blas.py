@@ -10,10 +10,15 @@ writes and what it returns. Spellings map names and calling conventions onto it:
 * Fortran ``d<r>_`` / ``s<r>_``: every argument by reference, LAPACK's ``info`` last, and
   possibly hidden string lengths (flang/gfortran) after the listed arguments;
 * LAPACKE ``LAPACKE_d<r>`` / ``LAPACKE_s<r>``: layout first, by value, ``info`` returned;
-* numba's helpers (``numba_xxdot``, ``numba_xxnrm2``, ``numba_xxgemv``, ``numba_xxgemm``):
-  a ``kind`` char
-  selects the element type, column-major, unit increments, scalars by reference, dot's
-  result through a pointer.
+* numba's helpers (``numba_xxdot``, ``numba_xxnrm2``, ``numba_xxgemv``, ``numba_xxgemm``;
+  LAPACK: ``numba_xxgetrf``, ``numba_xgesv``, ``numba_ez_xxgetri``, ``numba_xxpotrf``,
+  what ``np.linalg.solve``/``inv``/``det``/``cholesky`` compile to): a ``kind`` char selects the element
+  type, column-major, unit increments, scalars by reference, dot's result through a
+  pointer, LAPACK's ``info`` returned.
+
+``gesv`` (factor and solve) is known in every spelling; ``getri`` (the inverse from LU
+factors) only as numba's helper, which queries its workspace itself (Fortran's and
+LAPACKE's take a workspace, or query its size, with the same name).
 
 The type analysis asks :func:`pointer_element` (what a pointer argument points to), the
 memory analyses :func:`written_arguments`; the derivative rules are in
@@ -44,7 +49,8 @@ class Routine:
     (Fortran ``info`` last, LAPACKE returns it). ``shapes``: per array, ``(a, b, flag)``
     -- a vector's length is ``a`` (``b`` when ``flag`` is set), a matrix is ``a x b``
     logically and stored transposed when ``flag`` is set, a matrix in ``square`` is
-    ``a x a`` (``b x b`` when ``flag`` is set): what a cached copy spans."""
+    ``a x a`` (``b x b`` when ``flag`` is set), pivots (``ipiv``) number ``a`` (``min(a,
+    b)`` when ``b`` is given): what a cached copy spans."""
 
     name: str
     args: tuple[str, ...]
@@ -54,6 +60,7 @@ class Routine:
     lapack: bool = False
     shapes: tuple[tuple[str, str, str | None, str | None], ...] = ()
     square: tuple[str, ...] = ()  # matrices that are (flag ? b : a) square
+    numba_only: bool = False  # known only through numba's helper (no other spelling)
 
     def shape(self, role: str) -> tuple[str, str | None, str | None]:
         for r, a, b, flag in self.shapes:
@@ -102,11 +109,17 @@ ROUTINES: dict[str, Routine] = {r.name: r for r in [
             shapes=(("A", "m", "k", "transa"), ("B", "k", "n", "transb"),
                     ("C", "m", "n", None))),
     Routine("getrf", ("m", "n", "A", "lda", "ipiv"), ("A", "ipiv"), level=3, lapack=True,
-            shapes=(("A", "m", "n", None), ("ipiv", "n", None, None))),
+            shapes=(("A", "m", "n", None), ("ipiv", "m", "n", None))),  # min(m, n)
     Routine("getrs", ("trans", "n", "nrhs", "A", "lda", "ipiv", "B", "ldb"), ("B",),
             level=3, lapack=True,
             shapes=(("A", "n", "n", None), ("ipiv", "n", None, None),
                     ("B", "n", "nrhs", None))),
+    Routine("gesv", ("n", "nrhs", "A", "lda", "ipiv", "B", "ldb"), ("A", "ipiv", "B"),
+            level=3, lapack=True,
+            shapes=(("A", "n", "n", None), ("ipiv", "n", None, None),
+                    ("B", "n", "nrhs", None))),
+    Routine("getri", ("n", "A", "lda", "ipiv"), ("A",), level=3, lapack=True,
+            numba_only=True, shapes=(("A", "n", "n", None), ("ipiv", "n", None, None))),
     Routine("potrf", ("uplo", "n", "A", "lda"), ("A",), level=3, lapack=True,
             shapes=(("A", "n", "n", None),)),
     Routine("potrs", ("uplo", "n", "nrhs", "A", "lda", "B", "ldb"), ("B",), level=3,
@@ -136,6 +149,10 @@ NUMBA_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "numba_xxnrm2": ("nrm2", ("kind", "n", "x", "incx", "result")),
     "numba_xxgemm": ("gemm", ("kind", "transa", "transb", "m", "n", "k", "alpha", "A",
                               "lda", "B", "ldb", "beta", "C", "ldc")),
+    "numba_xxgetrf": ("getrf", ("kind", "m", "n", "A", "lda", "ipiv")),
+    "numba_xgesv": ("gesv", ("kind", "n", "nrhs", "A", "lda", "ipiv", "B", "ldb")),
+    "numba_ez_xxgetri": ("getri", ("kind", "n", "A", "lda", "ipiv")),
+    "numba_xxpotrf": ("potrf", ("kind", "uplo", "n", "A", "lda")),
 }
 NUMBA_KINDS = {ord("d"): "double", ord("s"): "float"}
 
@@ -178,12 +195,13 @@ def blas_function(name: str | None) -> BlasFunction | None:
         if name.startswith(prefix):
             rest = name[len(prefix):]
             r = ROUTINES.get(rest[1:])
-            if r is None or rest[:1] not in "ds" or (spelling is LAPACKE) != r.lapack:
+            if r is None or r.numba_only or rest[:1] not in "ds" or \
+                    (spelling is LAPACKE) != r.lapack:
                 return None
             return BlasFunction(r, spelling, _element(rest[0]), _params(r, spelling))
     if name.endswith("_") and name[:1] in "ds":
         r = ROUTINES.get(name[1:-1])
-        if r is not None:
+        if r is not None and not r.numba_only:
             return BlasFunction(r, FORTRAN, _element(name[0]), _params(r, FORTRAN))
     return None
 

@@ -196,6 +196,7 @@ def _compile(pieces: list[str], kinds: list[ArgKind], mode: str, has_return: boo
     from irgrad.llvm.jit import JITModule
     from irgrad.llvm.load import parse_llvm
     from irgrad.llvm.optimize import optimize
+    from irgrad.numba.lapack import scipy_symbols
     from irgrad.pipeline import lower_enzyme_calls, to_ir_model
 
     filename = f"<numba {name}>"
@@ -205,7 +206,8 @@ def _compile(pieces: list[str], kinds: list[ArgKind], mode: str, has_return: boo
     model = lower_enzyme_calls(to_ir_model(module, filename))
     text = use_arena(ir.print_module(model))
     module = optimize(parse_llvm(text, f"{filename} (after irgrad)"), opt_level)
-    jit = JITModule(module, filename=filename, opt_level=opt_level)
+    jit = JITModule(module, filename=filename, opt_level=opt_level,
+                    symbols=scipy_symbols(module))
     entry = REVERSE if mode == "rev" else FORWARD
     _, argtypes = wrapper_argtypes(kinds, mode, out_ndim)
     restype = ctypes.c_double if mode == "fwd" and has_return else None

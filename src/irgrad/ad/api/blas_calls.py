@@ -155,8 +155,9 @@ def extent(e: BlasEmitter, c: BlasCall, role: str) -> ir.Value:
     b = e.b
     a, bb, flag = c.bf.routine.shape(role)
     zero, one = e.i64(0), e.i64(1)
-    if role == "ipiv":
-        return c.v[a]
+    if role == "ipiv":  # getrf's: min(m, n)
+        return c.v[a] if bb is None else b.select(b.icmp("slt", c.v[a], c.v[bb]), c.v[a],
+                                                   c.v[bb])
     if role in ("x", "y"):
         n = c.v[a] if flag is None or bb is None else b.select(c.v[flag], c.v[bb], c.v[a])
         inc = c.v["inc" + role]

@@ -279,8 +279,8 @@ class ForwardPass:
             self.tangents[inst] = self.map_lanes(
                 ty, [self.tangent(x)], [x.type],  # type: ignore[list-item]
                 lambda t: flip_sign(self.b, kind, t, x))
-        elif ty.is_integer or ty.is_void:
-            if ty.is_integer and any(
+        elif ty.scalar_type.is_integer or ty.is_void:  # integer vectors alike
+            if ty.scalar_type.is_integer and any(
                 self.tangent(o) is not None and o.type.is_fp_or_fp_vector for o in ops
             ):
                 raise self.error(inst, "integer operation on an active floating-point value")

@@ -10,6 +10,7 @@ from irgrad.ad.rules import (  # noqa: F401  (register the tables)
     blas,
     blas_lapack,
     blas_lu,
+    blas_lu_solve,
     blas_triangular,
     intrinsics,
     libm,

@@ -11,9 +11,14 @@ dependency:
   algebra on op(A) holds in either);
 * Fortran: ``<p><r>_`` with every argument stored to a stack slot (hidden string lengths
   appended when the module declares the routine with them);
-* numba: ``numba_xxdot``/``numba_xxnrm2``/``numba_xxgemv``/``numba_xxgemm`` only
-  (numba's helper library has no axpy or ger): level 1 and ``ger`` become ``numba_xxgemm`` with ``k = 1`` (and
-  ``alpha = 0`` scales by ``beta``).
+* numba: ``numba_xxdot``/``numba_xxnrm2``/``numba_xxgemv``/``numba_xxgemm`` where they
+  serve (numba's helper library has no axpy or ger: level 1 and ``ger`` become
+  ``numba_xxgemm`` with ``k = 1``, and ``alpha = 0`` scales by ``beta``). What the
+  helpers lack (``trsm``, ``trmm``, ``swap``, ``getrs``, ... for the LAPACK rules) is
+  called in Fortran's convention (32-bit integers by reference, no hidden string
+  lengths) as ``irgrad_scipy_<p><r>``: the numba front end binds those names to SciPy's
+  ``cython_blas``/``cython_lapack``, the library numba's own LAPACK helpers call
+  (:data:`SCIPY_PREFIX`), so a derivative links nothing numba's process lacks.
 
 Element-wise work with no BLAS routine (a matrix axpy/dot over columns with a leading
 dimension, triangle masks) is a small loop around level-1 calls (:meth:`columns`).
@@ -32,6 +37,7 @@ _CBLAS_N, _CBLAS_T = 111, 112
 _CBLAS_UPPER, _CBLAS_LOWER = 121, 122
 _CBLAS_LEFT, _CBLAS_RIGHT = 141, 142
 _CBLAS_NONUNIT, _CBLAS_UNIT = 131, 132
+SCIPY_PREFIX = "irgrad_scipy_"  # numba family: BLAS/LAPACK its helper library lacks
 
 
 class BlasEmitter:
@@ -66,6 +72,10 @@ class BlasEmitter:
 
     def _int(self, v: ir.Value) -> ir.Value:
         return v if v.type == self.int else self.b.trunc(v, self.int)
+
+    def _int32(self, v: ir.Value) -> ir.Value:
+        """SciPy's BLAS/LAPACK (numba family) take 32-bit integers."""
+        return v if v.type == ir.i32 else self.b.trunc(v, ir.i32)
 
     def _entry_slot(self, ty: ir.Type) -> ir.Value:
         fn = self.b.function
@@ -113,14 +123,15 @@ class BlasEmitter:
                     vals.append(self._layout_arg())
                 else:
                     vals.append(v)
-        elif self.family == "fortran":
-            name = f"{self.p}{routine}_"
+        elif self.family in ("fortran", "numba"):
+            numba = self.family == "numba"
+            name = f"{SCIPY_PREFIX}{self.p}{routine}" if numba else f"{self.p}{routine}_"
             vals = []
             for kind, v in args:
                 if kind == "layout":
                     continue
                 if kind == "int":
-                    vals.append(self._ref(self._int(v)))
+                    vals.append(self._ref(self._int32(v) if numba else self._int(v)))
                 elif kind == "fp":
                     vals.append(self._ref(v))
                 elif kind in ("trans", "uplo", "side", "diag"):
@@ -271,7 +282,6 @@ class BlasEmitter:
              n: ir.Value, alpha: ir.Value, a: ir.Value, lda: ir.Value, bb: ir.Value,
              ldb: ir.Value, routine: str = "trmm", unit: ir.Value | None = None) -> None:
         """B := alpha op(A) B (left) or alpha B op(A) (right), A triangular."""
-        self._no_numba(routine)
         self._call(routine, ir.void, [
             ("layout", ir.ConstantInt(ir.i32, 0)), ("side", right), ("uplo", upper),
             ("trans", trans), ("diag", unit if unit is not None else ir.ConstantInt(ir.i1, 0)),
@@ -289,7 +299,6 @@ class BlasEmitter:
              alpha: ir.Value, a: ir.Value, lda: ir.Value, bb: ir.Value, ldb: ir.Value,
              beta: ir.Value, c: ir.Value, ldc: ir.Value) -> None:
         """C := alpha A B + beta C (left) or alpha B A + beta C (right), A symmetric."""
-        self._no_numba("symm")
         self._call("symm", ir.void, [
             ("layout", ir.ConstantInt(ir.i32, 0)), ("side", right), ("uplo", upper),
             ("int", m), ("int", n), ("fp", alpha), ("ptr", a), ("int", lda), ("ptr", bb),
@@ -299,7 +308,6 @@ class BlasEmitter:
              alpha: ir.Value, a: ir.Value, lda: ir.Value, beta: ir.Value, c: ir.Value,
              ldc: ir.Value) -> None:
         """C := alpha op(A) op(A)^T + beta C on C's ``upper``/lower triangle."""
-        self._no_numba("syrk")
         self._call("syrk", ir.void, [
             ("layout", ir.ConstantInt(ir.i32, 0)), ("uplo", upper), ("trans", trans),
             ("int", n), ("int", k), ("fp", alpha), ("ptr", a), ("int", lda), ("fp", beta),
@@ -309,7 +317,6 @@ class BlasEmitter:
               alpha: ir.Value, a: ir.Value, lda: ir.Value, bb: ir.Value, ldb: ir.Value,
               beta: ir.Value, c: ir.Value, ldc: ir.Value) -> None:
         """C := alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C on one triangle."""
-        self._no_numba("syr2k")
         self._call("syr2k", ir.void, [
             ("layout", ir.ConstantInt(ir.i32, 0)), ("uplo", upper), ("trans", trans),
             ("int", n), ("int", k), ("fp", alpha), ("ptr", a), ("int", lda), ("ptr", bb),
@@ -319,7 +326,6 @@ class BlasEmitter:
              lda: ir.Value, x: ir.Value, incx: ir.Value, beta: ir.Value, y: ir.Value,
              incy: ir.Value) -> None:
         """y := alpha A x + beta y, A symmetric."""
-        self._no_numba("symv")
         self._call("symv", ir.void, [
             ("layout", ir.ConstantInt(ir.i32, 0)), ("uplo", upper), ("int", n),
             ("fp", alpha), ("ptr", a), ("int", lda), ("ptr", x), ("int", incx),
@@ -329,7 +335,6 @@ class BlasEmitter:
              a: ir.Value, lda: ir.Value, x: ir.Value, incx: ir.Value,
              routine: str = "trmv") -> None:
         """x := op(A) x (trmv) or op(A)^-1 x (trsv), A triangular."""
-        self._no_numba(routine)
         self._call(routine, ir.void, [
             ("layout", ir.ConstantInt(ir.i32, 0)), ("uplo", upper), ("trans", trans),
             ("diag", unit), ("int", n), ("ptr", a), ("int", lda), ("ptr", x),
@@ -338,10 +343,6 @@ class BlasEmitter:
     def trsv(self, upper: ir.Value, trans: ir.Value, unit: ir.Value, n: ir.Value,
              a: ir.Value, lda: ir.Value, x: ir.Value, incx: ir.Value) -> None:
         self.trmv(upper, trans, unit, n, a, lda, x, incx, routine="trsv")
-
-    def _no_numba(self, routine: str) -> None:
-        if self.family == "numba":
-            raise DifferentiationError(f"internal: no {routine} among numba's helpers")
 
     def potrs(self, upper: ir.Value, n: ir.Value, nrhs: ir.Value, a: ir.Value,
               lda: ir.Value, bb: ir.Value, ldb: ir.Value) -> None:
@@ -353,9 +354,7 @@ class BlasEmitter:
             self.b.call(fn, [self._layout_arg(), self._char(upper, "U", "L"), self._int(n),
                              self._int(nrhs), a, self._int(lda), bb, self._int(ldb)])
             return
-        if self.family != "fortran":
-            raise DifferentiationError(f"internal: no potrs in family {self.family}")
-        info = self._entry_slot(self.int)
+        info = self._entry_slot(self._lapack_int())
         self._call("potrs", ir.void, [("uplo", upper), ("int", n), ("int", nrhs), ("ptr", a),
                                       ("int", lda), ("ptr", bb), ("int", ldb),
                                       ("ptr", info)])
@@ -370,12 +369,14 @@ class BlasEmitter:
             self.b.call(fn, [self._layout_arg(), self._char(trans, "T", "N"), self._int(n),
                              self._int(nrhs), a, self._int(lda), ipiv, bb, self._int(ldb)])
             return
-        if self.family != "fortran":
-            raise DifferentiationError(f"internal: no getrs in family {self.family}")
-        info = self._entry_slot(self.int)
+        info = self._entry_slot(self._lapack_int())
         self._call("getrs", ir.void, [("trans", trans), ("int", n), ("int", nrhs), ("ptr", a),
                                       ("int", lda), ("ptr", ipiv), ("ptr", bb), ("int", ldb),
                                       ("ptr", info)])
+
+    def _lapack_int(self) -> ir.Type:
+        """The integer of a by-reference call (numba's SciPy routines: 32-bit)."""
+        return ir.i32 if self.family == "numba" else self.int
 
     def swap_rows(self, n: ir.Value, cols: ir.Value, a: ir.Value, lda: ir.Value,
                   ipiv: ir.Value, *, forward: bool) -> None:
@@ -392,23 +393,6 @@ class BlasEmitter:
             self.swap(cols, self.at(a, lda, i, self.i64(0)), inc, self.at(a, lda, p, self.i64(0)),
                       inc)
         self.loop(n, body)
-
-    def fail_unless(self, cond: ir.Value, message: str) -> None:
-        """At run time: print ``message`` and abort unless ``cond``."""
-        module = self._module()
-        text = (message + "\n").encode()
-        ty = ir.ArrayType(len(text), ir.i8)
-        g = ir.GlobalVariable(module.unique_name("__irgrad_blas_msg"), ty,
-                              ir.ConstantDataString(ty, text), True, "private")
-        module.add_global(g)
-        write = module.get_or_insert_function(
-            "write", ir.FunctionType(ir.i64, [ir.i32, ir.ptr, ir.i64]))
-        abort = module.get_or_insert_function("abort", ir.FunctionType(ir.void, []))
-
-        def fail() -> None:
-            self.b.call(write, [ir.ConstantInt(ir.i32, 2), g, self.i64(len(text))])
-            self.b.call(abort, [])
-        self.branch(cond, lambda: None, fail)
 
     def branch(self, cond: ir.Value, then: Callable[[], None],
                otherwise: Callable[[], None]) -> None:

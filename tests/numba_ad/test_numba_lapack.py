@@ -1,0 +1,162 @@
+"""numba's LAPACK helpers (``numba_xgesv``, ``numba_xxgetrf``, ``numba_ez_xxgetri``,
+``numba_xxpotrf``: what ``np.linalg.solve``, ``inv``, ``det`` and ``cholesky`` compile
+to) differentiated through the LU and Cholesky rules: gradients against central
+differences at -O0..-O3, forward (jvp) against reverse, and a singular matrix raising
+numba's own ``LinAlgError`` from the derivative."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+from numba_ad_helpers import assert_close, fd_grad
+
+import irgrad
+
+LEVELS = [0, 1, 2, 3]
+
+
+@njit
+def ridge(A, b, lam):
+    """Regularized least squares through the normal equations, as numba code writes it."""
+    n = A.shape[1]
+    x = np.linalg.solve(A.T @ A + lam * np.eye(n), A.T @ b)
+    return np.sum(x**2)
+
+
+@njit
+def solve_many(A, B):
+    """Several right-hand sides at once (a 2-d B)."""
+    X = np.linalg.solve(A, B)
+    return np.sum(np.sin(X)) + X[0, 1] * X[2, 0]
+
+
+@njit
+def inverse(A):
+    Ainv = np.linalg.inv(A)
+    return np.sum(Ainv * Ainv) + Ainv[0, 1]
+
+
+@njit
+def determinant(A):
+    return np.linalg.det(A) + np.linalg.det(A @ A.T) * 0.1
+
+
+@njit
+def newton_step(A, x):
+    """Solves inside a loop, with inv and solve on matrices built in the function."""
+    for _ in range(2):
+        J = A + np.diag(np.cos(x))
+        x = x - np.linalg.solve(J, np.sin(x) + A @ x - 1.0)
+    return np.sum(x * x) + np.sum(np.linalg.inv(J))
+
+
+@njit
+def cholesky(A, w):
+    """np.linalg.cholesky of a matrix made symmetric positive definite."""
+    L = np.linalg.cholesky(A @ A.T + 2.0 * np.eye(A.shape[0]))
+    return np.sum(L * w) + np.log(L[1, 1])
+
+
+def _args(rng: np.random.Generator, name: str) -> tuple[object, ...]:
+    n = 4
+    a = rng.normal(size=(n, n)) + 3.0 * np.eye(n)
+    if name == "ridge":
+        return rng.normal(size=(6, 3)), rng.normal(size=6), 0.3
+    if name == "solve_many":
+        return a, rng.normal(size=(n, 3))
+    if name == "newton_step":
+        return a, rng.normal(size=n) * 0.3
+    if name == "cholesky":
+        return rng.normal(size=(n, n)), rng.normal(size=(n, n))
+    return (a,)
+
+
+FUNCS = {"ridge": ridge, "solve_many": solve_many, "inverse": inverse,
+         "determinant": determinant, "newton_step": newton_step, "cholesky": cholesky}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_lapack_gradient_matches_finite_differences(name: str, level: int,
+                                                    rng: np.random.Generator) -> None:
+    f = FUNCS[name]
+    args = _args(rng, name)
+    got = irgrad.grad(f, opt_level=level)(*args)
+    got = got if isinstance(got, tuple) else (got,)
+    want = fd_grad(f, args)
+    assert any(np.abs(np.asarray(w)).max() > 1e-3 for w in want)  # not vacuous
+    assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", list(FUNCS))
+def test_lapack_forward_matches_reverse(name: str, rng: np.random.Generator) -> None:
+    f = FUNCS[name]
+    args = _args(rng, name)
+    grads = irgrad.grad(f)(*args)
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    tangents = tuple(rng.normal(size=np.shape(a)) if isinstance(a, np.ndarray)
+                     else float(rng.normal()) for a in args)
+    _, jt, _ = irgrad.jvp(f)(args, tangents)
+    want = sum(float(np.sum(g * t)) for g, t in zip(grads, tangents, strict=True))
+    assert abs(float(jt) - want) <= 1e-8 * (1 + abs(want))
+
+
+@njit
+def solve_into(A, b, out):
+    """Writes the solution into ``out``: vjp's cotangent is that of out's contents."""
+    out[:] = np.linalg.solve(A, b)
+
+
+def test_lapack_vjp_of_an_output_array(rng: np.random.Generator) -> None:
+    a = rng.normal(size=(3, 3)) + 2.0 * np.eye(3)
+    b, c = rng.normal(size=3), rng.normal(size=3)
+    da, db, _ = irgrad.vjp(solve_into)((a, b, np.zeros(3)), 0.0,
+                                       (np.zeros((3, 3)), np.zeros(3), c))
+    z = np.linalg.solve(a.T, c)  # Abar = -Z x^T, bbar = Z
+    np.testing.assert_allclose(db, z, rtol=1e-10)
+    np.testing.assert_allclose(da, -np.outer(z, np.linalg.solve(a, b)), rtol=1e-10)
+
+
+@njit
+def solve32(A, b):
+    x = np.linalg.solve(A, b)
+    return np.sum(x * x)
+
+
+def test_float32_solve(rng: np.random.Generator) -> None:
+    a = (rng.normal(size=(3, 3)) + 3.0 * np.eye(3)).astype(np.float32)
+    b = rng.normal(size=3).astype(np.float32)
+    da, db = irgrad.grad(solve32)(a, b)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    x = np.linalg.solve(a64, b64)
+    z = np.linalg.solve(a64.T, 2 * x)
+    assert da.dtype == np.float32 and db.dtype == np.float32
+    np.testing.assert_allclose(db, z, rtol=1e-4)
+    np.testing.assert_allclose(da, -np.outer(z, x), rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [ridge, inverse])
+def test_singular_matrix_raises_numbas_error(f: object) -> None:
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]])
+    args = (np.zeros((4, 3)), np.ones(4), 0.0) if f is ridge else (singular,)
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        f(*args)  # numba's own behaviour ...
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        irgrad.grad(f)(*args)  # ... is the derivative's
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        irgrad.jvp(f)(args, tuple(np.zeros_like(np.asarray(a)) if isinstance(a, np.ndarray)
+                                  else 0.0 for a in args))
+
+
+@njit
+def det_only(A):
+    return np.linalg.det(A)
+
+
+def test_det_of_a_singular_matrix_has_nan_derivatives() -> None:
+    """numba's det returns 0 without raising; LU has a zero pivot, so the derivative is
+    not finite (documented in README's BLAS section), never a finite wrong number."""
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]])
+    assert det_only(singular) == 0.0
+    assert np.isnan(irgrad.grad(det_only)(singular)[0]).all()
