@@ -25,7 +25,17 @@ static double bench_now(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+/* peak resident memory of this process's own address space: VmHWM, not getrusage's
+   ru_maxrss, which Linux carries over from the parent across fork and exec (a program the
+   Python runner starts would report the runner's ~18 MB as its floor) */
 static long bench_maxrss_kb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+  if (f) fclose(f);
+  if (kb >= 0) return kb;
   struct rusage u;
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss;
