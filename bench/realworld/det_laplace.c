@@ -1,10 +1,12 @@
 /* Determinant by recursive Laplace expansion along the first row, the way a textbook
    writes it: each level mallocs the minor it passes down. */
+#include <math.h>
 #include <stdlib.h>
 #include "bench_timing.h"
 
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
 
 double det(const double *a, int n) {
   if (n == 1) return a[0];
@@ -25,7 +27,7 @@ double det(const double *a, int n) {
 }
 
 static int N;
-static double *A, *dA;
+static double *A, *dA, *TA, tangent;
 static volatile double sink;
 
 static void primal(void) { sink = det(A, N); }
@@ -33,15 +35,31 @@ static void gradient(void) {
   for (int i = 0; i < N * N; i++) dA[i] = 0.0;
   __enzyme_autodiff((void *)det, enzyme_dup, A, dA, enzyme_const, N);
 }
+static void forward(void) {
+  tangent = __enzyme_fwddiff((void *)det, enzyme_dup, A, TA, enzyme_const, N);
+}
+static double objective(void) { return det(A, N); }
+static void verify(void) {
+  gradient();
+  bench_fd_check("dA", objective, A, dA, N * N, 5, 1e-4);
+  forward();
+  bench_dir d = {A, TA, N * N};
+  bench_fd_check_dir("tangent", objective, &d, 1, tangent, 1e-4);
+}
 
 int main(int argc, char **argv) {
   N = argc > 1 ? atoi(argv[1]) : 8;
   A = malloc(sizeof(double) * N * N);
   dA = malloc(sizeof(double) * N * N);
-  for (int i = 0; i < N * N; i++) A[i] = 1.0 / (1 + i) + (i % (N + 1) == 0);
+  TA = malloc(sizeof(double) * N * N);
+  for (int i = 0; i < N * N; i++) {
+    A[i] = 1.0 / (1 + i) + (i % (N + 1) == 0);
+    TA[i] = cos(0.7 * i);
+  }
   char size[32];
   snprintf(size, sizeof size, "%dx%d", N, N);
   /* d det / d a00 is the (0,0) cofactor */
-  bench_report("det_laplace", size, primal, gradient, N >= 9 ? 5 : 11, &dA[0]);
+  bench_report("det_laplace", size, primal, gradient, forward, verify, N >= 9 ? 5 : 11,
+               &dA[0]);
   return 0;
 }

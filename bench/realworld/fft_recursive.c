@@ -6,6 +6,7 @@
 
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
 
 static void fft(double *re, double *im, int n) {
   if (n == 1) return;
@@ -46,7 +47,7 @@ double spectral_loss(const double *x, double *re, double *im, int n) {
 }
 
 static int N;
-static double *X, *dX, *RE, *dRE, *IM, *dIM;
+static double *X, *dX, *RE, *dRE, *IM, *dIM, *TX, tangent;
 static volatile double sink;
 
 static void primal(void) { sink = spectral_loss(X, RE, IM, N); }
@@ -54,6 +55,18 @@ static void gradient(void) {
   for (int i = 0; i < N; i++) dX[i] = dRE[i] = dIM[i] = 0.0;
   __enzyme_autodiff((void *)spectral_loss, enzyme_dup, X, dX, enzyme_dup, RE, dRE,
                     enzyme_dup, IM, dIM, enzyme_const, N);
+}
+static void forward(void) {
+  tangent = __enzyme_fwddiff((void *)spectral_loss, enzyme_dup, X, TX, enzyme_dup, RE, dRE,
+                             enzyme_dup, IM, dIM, enzyme_const, N);
+}
+static double objective(void) { return spectral_loss(X, RE, IM, N); }
+static void verify(void) {
+  gradient();
+  bench_fd_check("dx", objective, X, dX, N, 5, 1e-4);
+  forward();
+  bench_dir d = {X, TX, N};
+  bench_fd_check_dir("tangent", objective, &d, 1, tangent, 1e-4);
 }
 
 int main(int argc, char **argv) {
@@ -63,10 +76,14 @@ int main(int argc, char **argv) {
   RE = malloc(sizeof(double) * N);
   dRE = malloc(sizeof(double) * N);
   IM = malloc(sizeof(double) * N);
+  TX = malloc(sizeof(double) * N);
   dIM = malloc(sizeof(double) * N);
-  for (int i = 0; i < N; i++) X[i] = sin(0.37 * i) + 0.1 * cos(1.3 * i);
+  for (int i = 0; i < N; i++) {
+    X[i] = sin(0.37 * i) + 0.1 * cos(1.3 * i);
+    TX[i] = cos(0.11 * i);
+  }
   char size[32];
   snprintf(size, sizeof size, "n=%d", N);
-  bench_report("fft_recursive", size, primal, gradient, 11, &dX[1]);
+  bench_report("fft_recursive", size, primal, gradient, forward, verify, 11, &dX[1]);
   return 0;
 }

@@ -7,6 +7,7 @@
 
 extern int enzyme_dup, enzyme_const, enzyme_dupnoneed;
 void __enzyme_autodiff(void *, ...);
+void __enzyme_fwddiff(void *, ...);
 
 static double log_sum_exp(const double *v, int n) {
   double mx = v[0];
@@ -60,7 +61,8 @@ void gmm_objective(int d, int k, int n, const double *alphas, const double *mean
 
 static int D, K, NP;
 static double *alphas, *means, *icf, *x, *d_alphas, *d_means, *d_icf;
-static double err, d_err;
+static double *t_alphas, *t_means, *t_icf;
+static double err, d_err, t_err;
 
 static void primal(void) { gmm_objective(D, K, NP, alphas, means, icf, x, 1.0, 0, &err); }
 static void gradient(void) {
@@ -73,6 +75,26 @@ static void gradient(void) {
                     enzyme_dup, alphas, d_alphas, enzyme_dup, means, d_means, enzyme_dup, icf,
                     d_icf, enzyme_const, x, enzyme_const, 1.0, enzyme_const, 0,
                     enzyme_dupnoneed, &err, &d_err);
+}
+static void forward(void) {
+  __enzyme_fwddiff((void *)gmm_objective, enzyme_const, D, enzyme_const, K, enzyme_const, NP,
+                   enzyme_dup, alphas, t_alphas, enzyme_dup, means, t_means, enzyme_dup, icf,
+                   t_icf, enzyme_const, x, enzyme_const, 1.0, enzyme_const, 0,
+                   enzyme_dupnoneed, &err, &t_err);
+}
+static double objective(void) {
+  primal();
+  return err;
+}
+static void verify(void) {
+  int icf_sz = D * (D + 1) / 2;
+  gradient();
+  bench_fd_check("d_alphas", objective, alphas, d_alphas, K, 3, 1e-4);
+  bench_fd_check("d_means", objective, means, d_means, K * D, 3, 1e-4);
+  bench_fd_check("d_icf", objective, icf, d_icf, K * icf_sz, 5, 1e-4);
+  forward();
+  bench_dir d[3] = {{alphas, t_alphas, K}, {means, t_means, K * D}, {icf, t_icf, K * icf_sz}};
+  bench_fd_check_dir("tangent", objective, d, 3, t_err, 1e-4);
 }
 
 int main(int argc, char **argv) {
@@ -87,6 +109,12 @@ int main(int argc, char **argv) {
   d_alphas = malloc(sizeof(double) * K);
   d_means = malloc(sizeof(double) * K * D);
   d_icf = malloc(sizeof(double) * K * icf_sz);
+  t_alphas = malloc(sizeof(double) * K);
+  t_means = malloc(sizeof(double) * K * D);
+  t_icf = malloc(sizeof(double) * K * icf_sz);
+  for (int i = 0; i < K; i++) t_alphas[i] = sin(1.0 + i);
+  for (int i = 0; i < K * D; i++) t_means[i] = cos(0.5 * i);
+  for (int i = 0; i < K * icf_sz; i++) t_icf[i] = 0.1 * sin(0.3 * i);
   unsigned s = 12345;
   for (int i = 0; i < K; i++) alphas[i] = (s = s * 1103515245u + 12345u) % 1000 / 1000.0;
   for (int i = 0; i < K * D; i++) means[i] = (s = s * 1103515245u + 12345u) % 1000 / 1000.0;
@@ -95,6 +123,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < NP * D; i++) x[i] = (s = s * 1103515245u + 12345u) % 1000 / 1000.0;
   char size[48];
   snprintf(size, sizeof size, "d=%d K=%d n=%d", D, K, NP);
-  bench_report("gmm_scratch", size, primal, gradient, D >= 64 ? 3 : 7, &d_icf[0]);
+  bench_report("gmm_scratch", size, primal, gradient, forward, verify, D >= 64 ? 3 : 7,
+               &d_icf[0]);
   return 0;
 }

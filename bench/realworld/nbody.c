@@ -7,6 +7,7 @@
 
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
 
 typedef struct { double x, y, z, vx, vy, vz, mass; } body;
 
@@ -49,7 +50,8 @@ double simulate(body *b, int nb, int steps) {
 }
 
 static int NB, STEPS;
-static body *B0, *B, *dB;
+static body *B0, *B, *dB, *V0, *TB;
+static double tangent;
 static volatile double sink;
 
 static void reset(void) {
@@ -65,6 +67,23 @@ static void gradient(void) {
   __enzyme_autodiff((void *)simulate, enzyme_dup, B, dB, enzyme_const, NB, enzyme_const,
                     STEPS);
 }
+static void forward(void) {
+  reset();
+  for (int i = 0; i < NB; i++) TB[i] = V0[i];
+  tangent = __enzyme_fwddiff((void *)simulate, enzyme_dup, B, TB, enzyme_const, NB,
+                             enzyme_const, STEPS);
+}
+static double objective(void) {
+  reset();
+  return simulate(B, NB, STEPS);
+}
+static void verify(void) {
+  gradient();
+  bench_fd_check("dB0", objective, (double *)B0, (double *)dB, 7 * NB, 7, 1e-6);
+  forward();
+  bench_dir d = {(double *)B0, (double *)V0, 7 * NB};
+  bench_fd_check_dir("tangent", objective, &d, 1, tangent, 1e-6);
+}
 
 int main(int argc, char **argv) {
   NB = argc > 1 ? atoi(argv[1]) : 5;
@@ -72,13 +91,16 @@ int main(int argc, char **argv) {
   B0 = malloc(sizeof(body) * NB);
   B = malloc(sizeof(body) * NB);
   dB = malloc(sizeof(body) * NB);
+  V0 = malloc(sizeof(body) * NB);
+  TB = malloc(sizeof(body) * NB);
   for (int i = 0; i < NB; i++) {
     double r = 1.0 + i, a = 0.7 * i;
     B0[i] = (body){r * cos(a), r * sin(a), 0.1 * i, -0.3 * sin(a) / sqrt(r),
                    0.3 * cos(a) / sqrt(r), 0.01 * i, i == 0 ? 10.0 : 0.01 * (i + 1)};
+    V0[i] = (body){0.1, -0.2, 0.05, 0.01 * i, 0.02, -0.01, 0.0};
   }
   char size[48];
   snprintf(size, sizeof size, "%d bodies %d steps", NB, STEPS);
-  bench_report("nbody", size, primal, gradient, 11, &dB[1].x);
+  bench_report("nbody", size, primal, gradient, forward, verify, 11, &dB[1].x);
   return 0;
 }

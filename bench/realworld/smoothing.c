@@ -5,6 +5,7 @@
 
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
 
 double smooth_misfit(double *u, const double *target, int n, int sweeps) {
   for (int s = 0; s < sweeps; s++)
@@ -15,7 +16,7 @@ double smooth_misfit(double *u, const double *target, int n, int sweeps) {
 }
 
 static int N, SWEEPS;
-static double *U0, *U, *dU, *T;
+static double *U0, *U, *dU, *T, *V0, *TU, tangent;
 static volatile double sink;
 
 static void primal(void) {
@@ -30,6 +31,25 @@ static void gradient(void) {
   __enzyme_autodiff((void *)smooth_misfit, enzyme_dup, U, dU, enzyme_const, T, enzyme_const, N,
                     enzyme_const, SWEEPS);
 }
+static void forward(void) {
+  for (int i = 0; i < N; i++) {
+    U[i] = U0[i];
+    TU[i] = V0[i];
+  }
+  tangent = __enzyme_fwddiff((void *)smooth_misfit, enzyme_dup, U, TU, enzyme_const, T,
+                             enzyme_const, N, enzyme_const, SWEEPS);
+}
+static double objective(void) {
+  for (int i = 0; i < N; i++) U[i] = U0[i];
+  return smooth_misfit(U, T, N, SWEEPS);
+}
+static void verify(void) {
+  gradient();
+  bench_fd_check("du0", objective, U0, dU, N, 5, 1e-3);
+  forward();
+  bench_dir d = {U0, V0, N};
+  bench_fd_check_dir("tangent", objective, &d, 1, tangent, 1e-3);
+}
 
 int main(int argc, char **argv) {
   N = argc > 1 ? atoi(argv[1]) : 100000;
@@ -38,12 +58,15 @@ int main(int argc, char **argv) {
   U = malloc(sizeof(double) * N);
   dU = malloc(sizeof(double) * N);
   T = malloc(sizeof(double) * N);
+  V0 = malloc(sizeof(double) * N);
+  TU = malloc(sizeof(double) * N);
   for (int i = 0; i < N; i++) {
     U0[i] = (i * 7919 % 1000) / 1000.0;
     T[i] = 0.5;
+    V0[i] = (i * 31 % 7) / 7.0 - 0.4;
   }
   char size[48];
   snprintf(size, sizeof size, "n=%d sweeps=%d", N, SWEEPS);
-  bench_report("smoothing", size, primal, gradient, 11, &dU[N / 2]);
+  bench_report("smoothing", size, primal, gradient, forward, verify, 11, &dU[N / 2]);
   return 0;
 }
