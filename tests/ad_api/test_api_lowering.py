@@ -110,6 +110,28 @@ entry:
 """)
 
 
+def test_merged_calls_of_a_select_of_functions() -> None:
+    """IR optimized before irgrad (clang -O2) may merge the calls of two switch arms into
+    one call of a ``select`` of functions: a located error naming both, and what to do.
+    (irgrad's own pipeline gives the entry points ``nomerge``: see
+    tests/ad_api/programs/entry_calls_in_switch.c.)"""
+    with pytest.raises(DifferentiationError,
+                       match=r"one of @f, @g, chosen at run time.*keep one call per function"):
+        lower("""
+define double @g(double %x, ptr %p, i32 %n) {
+entry:
+  ret double %x
+}
+declare double @__enzyme_fwddiff(ptr, ...)
+define double @main_(ptr %p, i1 %which) {
+entry:
+  %fn = select i1 %which, ptr @f, ptr @g
+  %t = call double (ptr, ...) @__enzyme_fwddiff(ptr %fn, double 2.0, double 1.0, ptr %p, ptr %p, i32 3)
+  ret double %t
+}
+""")
+
+
 def test_source_location_from_dbg() -> None:
     module = ir.parse_module("""
 define void @g() !dbg !3 {

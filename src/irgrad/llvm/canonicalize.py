@@ -4,7 +4,10 @@
    (only from functions marked ``optnone``: a user's own ``noinline`` elsewhere stays), so
    piping plain ``clang -O0`` output works.
 2. Functions the caller names get attributes first (``fn_attrs``; the AD engine keeps the
-   functions its registrations name out of line with ``noinline``).
+   functions its registrations name out of line with ``noinline``), and Enzyme's entry
+   points (``__enzyme_*``) get ``nomerge``: two calls in the arms of a branch (a
+   ``switch`` over the functions to differentiate) would otherwise become one call of a
+   ``select`` of functions and markers, which no longer says what to differentiate.
 3. LLVM's O2 simplification pipeline runs with loop vectorization, SLP vectorization and
    loop unrolling off: derivatives are synthesized from scalar, rolled loops and the
    post-AD pipeline (:mod:`irgrad.llvm.optimize`) vectorizes the result.
@@ -26,6 +29,7 @@ _DEFINE_RE = re.compile(r"^(define|declare) [^\n]*$", re.M)
 _OPTNONE_RE = re.compile(r'(?<![\w".$-])optnone(?![\w".$-])')
 _NOINLINE_RE = re.compile(r'(?<![\w".$-])noinline(?![\w".$-])')
 _GROUP_REF_RE = re.compile(r"#(\d+)")
+ENTRY_PREFIX = "__enzyme_"  # Enzyme's entry points (__enzyme_autodiff, ...)
 
 
 def strip_optnone_text(text: str) -> str:
@@ -91,6 +95,9 @@ def canonicalize(
         fn = module.get_function(name)
         for attr in sorted(attrs):
             fn.add_function_attribute(attr)
+    for fn in module.functions:
+        if fn.is_declaration and fn.name.startswith(ENTRY_PREFIX):
+            fn.add_function_attribute("nomerge")
     tm = tm or create_target_machine(speed_level)
     apply_target(module, tm)
     pto = pre_ad_tuning(speed_level)

@@ -115,6 +115,28 @@ def value_text(value: ir.Value) -> str:
     return f"a value of type {value.type}"
 
 
+def _functions_chosen(v: ir.Value) -> list[str]:
+    """``@f1, @f2``: the functions a select or phi of functions picks from (else [])."""
+    if not isinstance(v, ir.SelectInst | ir.PHINode):
+        return []
+    names: list[str] = []
+    work, seen = [v], set()
+    while work:
+        x = strip_casts(work.pop())
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, ir.SelectInst):
+            work += [x.true_value, x.false_value]
+        elif isinstance(x, ir.PHINode):
+            work += [val for val, _ in x.incoming]
+        elif isinstance(x, ir.Function):
+            names.append(f"@{x.name}")
+        else:
+            return []
+    return sorted(set(names))
+
+
 def target_function(call: ir.CallBase, args: list[ir.Value], entry: str,
                     has_custom: Callable[[ir.Function], bool] = lambda fn: False
                     ) -> ir.Function:
@@ -123,6 +145,14 @@ def target_function(call: ir.CallBase, args: list[ir.Value], entry: str,
     if not args:
         raise call_error(call, f"{entry} needs the function to differentiate as first argument")
     target = strip_casts(args[0])
+    chosen = _functions_chosen(target)
+    if chosen:
+        raise call_error(
+            call,
+            f"the first argument of {entry} is one of {', '.join(chosen)}, chosen at run "
+            "time: an optimizer merged calls from the arms of a branch before irgrad saw "
+            "them. Let irgrad optimize (irgrad cc, or clang -Xclang -disable-llvm-passes "
+            "before irgrad opt), or keep one call per function")
     if not isinstance(target, ir.Function):
         raise call_error(
             call,
