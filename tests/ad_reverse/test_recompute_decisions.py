@@ -128,6 +128,38 @@ static void F(const double *x, double *y) {
     }
   for (int i = 0; i < 3; i++) { y[2 * i] = r[i].v; y[2 * i + 1] = r[i].w; }
 }"""),
+    # a non-inlined callee reads weights its caller never writes again: it re-reads them
+    # in its reverse (the caller passes them as not overwritten, Enzyme's uncacheable
+    # arguments); the state it also reads is overwritten after each call, so it is taped
+    "callee_rereads_kept_weights": (6, 3, """
+NOINLINE double layer(const double *w, const double *v, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += w[i] * sin(v[i]) * v[i];
+  return s;
+}
+static void F(const double *x, double *y) {
+  double w[3] = {x[0], x[1], x[2]}, v[3] = {x[3], x[4], x[5]};
+  for (int s = 0; s < S + 1; s++) {
+    double a = layer(w, v, N - 1);
+    for (int i = 0; i < N - 1; i++) v[i] = v[i] * 0.5 + 0.1 * a;
+  }
+  y[0] = v[0]; y[1] = v[1] * v[2]; y[2] = layer(v, w, N - 1);
+}"""),
+    # the same callee, but the caller rewrites the weights after each call: taped
+    "callee_weights_rewritten_by_caller": (6, 3, """
+NOINLINE double layer(const double *w, const double *v, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += w[i] * sin(v[i]) * v[i];
+  return s;
+}
+static void F(const double *x, double *y) {
+  double w[3] = {x[0], x[1], x[2]}, v[3] = {x[3], x[4], x[5]};
+  for (int s = 0; s < S + 1; s++) {
+    double a = layer(w, v, N - 1);
+    for (int i = 0; i < N - 1; i++) w[i] = w[i] * cos(a) + 0.1 * v[i];
+  }
+  y[0] = w[0]; y[1] = v[1] * w[2]; y[2] = layer(v, w, N - 1);
+}"""),
     # recomputed from values already on the tape: the squared distance and its
     # square root need the three coordinate differences, each a tape slot already
     "shared_leaves_chain": (9, 3, """
@@ -203,3 +235,19 @@ def test_report_rereads_the_mass_and_tapes_the_coordinates(tmp_path: Any, level:
 
 def _line_of(text: str) -> int:
     return next(k for k, ln in enumerate(NBODY_SOURCE.splitlines(), 1) if text in ln)
+
+
+def test_report_callee_rereads_kept_weights(tmp_path: Any) -> None:
+    src = tmp_path / "layer.c"
+    src.write_text(HEADER + PROGRAMS["callee_rereads_kept_weights"][2] + WRAPPER)
+    reports = irgrad.explain_ad(src, opt_level=2)
+    # the first call's derivative (w kept) re-reads w[i]; the tape holds only v[i]'s
+    kept = [r for r in reports if " of layer " in r and "re-loaded" in r]
+    assert kept, "\n".join(reports)
+    line = f"layer.c:{_line_in(src, 's += w[i] * sin(v[i])')}:"
+    cached = kept[0].partition("recomputed in the reverse pass")[0]
+    assert sum(line in ln and "load double" in ln for ln in cached.splitlines()) == 1, kept[0]
+
+
+def _line_in(path: Any, text: str) -> int:
+    return next(k for k, ln in enumerate(path.read_text().splitlines(), 1) if text in ln)

@@ -35,9 +35,13 @@ def is_read_only(fn: ir.Function) -> bool:
     return False
 
 
-def written_object(inst: ir.Instruction) -> object:
+def written_object(inst: ir.Instruction,
+                   callees: dict[ir.Function, bool] | None = None) -> object:
     """The underlying object ``inst`` may write: a value, None for anything, or
-    :data:`_NO_WRITE` when it writes nothing the function can read back."""
+    :data:`_NO_WRITE` when it writes nothing the function can read back. ``callees``:
+    a memo of :func:`writes_caller_memory` (a call of a defined function that writes
+    only its own stack frame writes nothing; without a memo, only its attributes say
+    so)."""
     if isinstance(inst, ir.StoreInst | ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
         return underlying_object(inst.pointer)
     if not isinstance(inst, ir.CallBase):
@@ -46,9 +50,10 @@ def written_object(inst: ir.Instruction) -> object:
     fn = inst.called_function
     if name is None or fn is None:
         return None
-    if name.startswith("llvm.lifetime.end"):  # the contents are dead afterwards
-        ptrs = [a for a in inst.args if a.type.is_pointer]
-        return underlying_object(ptrs[-1]) if ptrs else None
+    if name.startswith("llvm.lifetime."):
+        # derivatives drop the lifetime markers (ad/reverse/function.py), so no later
+        # local shares the slot: the contents stay for the reverse pass
+        return _NO_WRITE
     if is_ignored_intrinsic(name) or is_allocation(name):
         return _NO_WRITE
     if guaranteed_free_of(inst) is not None:  # a free or a release function's call
@@ -68,6 +73,12 @@ def written_object(inst: ir.Instruction) -> object:
             or (fn.is_declaration and is_math_function(name))
             or (not fn.is_declaration and is_read_only(fn))):
         return _NO_WRITE
+    if callees is not None and not fn.is_declaration:
+        writes = callees.get(fn)
+        if writes is None:  # a fresh memo per query: recursion is resolved optimistically
+            writes = callees[fn] = writes_caller_memory(fn)
+        if not writes:
+            return _NO_WRITE
     return None
 
 
@@ -115,8 +126,9 @@ class MemoryWrites:
         self.fn = fn
         # (writing instruction, underlying object written or None for anything)
         self.writes: list[tuple[ir.Instruction, ir.Value | None]] = []
+        callees: dict[ir.Function, bool] = {}
         for inst in fn.instructions():
-            base = written_object(inst)
+            base = written_object(inst, callees)
             if base is not _NO_WRITE:
                 self.writes.append((inst, base))  # type: ignore[arg-type]
         self._reach: dict[ir.BasicBlock, frozenset[ir.BasicBlock]] = {}

@@ -107,8 +107,11 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
     if not is_active_call(gu, call):
         return
     config = call_config(gu, fn, call.args, call, DerivativeMode.REVERSE_PRIMAL)
+    kept = kept_arguments(gu, call)
     if library:  # what the rule need not copy to its tape
-        config = replace(config, extra=((NOT_OVERWRITTEN_KEY, kept_arguments(gu, call)),))
+        config = replace(config, extra=((NOT_OVERWRITTEN_KEY, kept),))
+    elif kept:  # memory the callee may re-read in its reverse instead of taping it
+        config = replace(config, extra=(*config.extra, (NOT_OVERWRITTEN_KEY, kept)))
     if not custom and config.return_type is not DiffeType.DUP and \
             cheap_call_is_exact(gu, call, fn):
         return
