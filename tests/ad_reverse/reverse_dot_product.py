@@ -34,6 +34,21 @@ def pipeline_jit(source: str, name: str, level: int) -> JITModule:
     return JITModule(module, filename=name, opt_level=level)
 
 
+_JITS: dict[tuple[str, int], Any] = {}
+
+
+def check_program(source: str, n: int, m: int, level: int, *, seed: int,
+                  label: tuple[Any, ...]) -> None:
+    """The dot-product test of ``source`` (defining ``grad`` and ``primal`` over ``n``
+    inputs and ``m`` outputs) at ``-O<level>``, each source compiled once per level."""
+    from irgrad.testing import compile_c_to_jit
+
+    key = (source, level)
+    if key not in _JITS:
+        _JITS[key] = compile_c_to_jit(source, level)
+    check_dot_product(_JITS[key], n, m, seed=seed, x_high=0.9, primal_tol=1e-12, label=label)
+
+
 def check_dot_product(
     jit: JITModule,
     n: int,

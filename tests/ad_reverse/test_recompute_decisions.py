@@ -22,10 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from reverse_dot_product import check_dot_product
+from reverse_dot_product import check_program
 
 import irgrad
-from irgrad.testing import compile_c_to_jit
 
 HEADER = """
 #include <math.h>
@@ -54,6 +53,14 @@ static void step(body *b, int n, double dt) {
       b[j].vx += dx * b[i].m * mag;  b[j].vy += dy * b[i].m * mag;
     }
   for (int i = 0; i < n; i++) { b[i].x += dt * b[i].vx; b[i].y += dt * b[i].vy; }
+}
+"""
+
+LAYER = """
+NOINLINE double layer(const double *w, const double *v, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += w[i] * sin(v[i]) * v[i];
+  return s;
 }
 """
 
@@ -131,12 +138,7 @@ static void F(const double *x, double *y) {
     # a non-inlined callee reads weights its caller never writes again: it re-reads them
     # in its reverse (the caller passes them as not overwritten, Enzyme's uncacheable
     # arguments); the state it also reads is overwritten after each call, so it is taped
-    "callee_rereads_kept_weights": (6, 3, """
-NOINLINE double layer(const double *w, const double *v, int n) {
-  double s = 0.0;
-  for (int i = 0; i < n; i++) s += w[i] * sin(v[i]) * v[i];
-  return s;
-}
+    "callee_rereads_kept_weights": (6, 3, LAYER + """
 static void F(const double *x, double *y) {
   double w[3] = {x[0], x[1], x[2]}, v[3] = {x[3], x[4], x[5]};
   for (int s = 0; s < S + 1; s++) {
@@ -146,12 +148,7 @@ static void F(const double *x, double *y) {
   y[0] = v[0]; y[1] = v[1] * v[2]; y[2] = layer(v, w, N - 1);
 }"""),
     # the same callee, but the caller rewrites the weights after each call: taped
-    "callee_weights_rewritten_by_caller": (6, 3, """
-NOINLINE double layer(const double *w, const double *v, int n) {
-  double s = 0.0;
-  for (int i = 0; i < n; i++) s += w[i] * sin(v[i]) * v[i];
-  return s;
-}
+    "callee_weights_rewritten_by_caller": (6, 3, LAYER + """
 static void F(const double *x, double *y) {
   double w[3] = {x[0], x[1], x[2]}, v[3] = {x[3], x[4], x[5]};
   for (int s = 0; s < S + 1; s++) {
@@ -181,22 +178,11 @@ static void F(const double *x, double *y) {
 }"""),
 }
 
-_CACHE: dict[tuple[str, int], Any] = {}
-
-
-def _jit(name: str, level: int) -> Any:
-    key = (name, level)
-    if key not in _CACHE:
-        _CACHE[key] = compile_c_to_jit(HEADER + PROGRAMS[name][2] + WRAPPER, level)
-    return _CACHE[key]
-
-
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_dot_product(name: str, level: int) -> None:
-    n, m, _ = PROGRAMS[name]
-    check_dot_product(_jit(name, level), n, m, seed=11, x_high=0.9, primal_tol=1e-12,
-                      label=(name, level))
+    n, m, source = PROGRAMS[name]
+    check_program(HEADER + source + WRAPPER, n, m, level, seed=11, label=(name, level))
 
 
 # the step inlined into one combined-mode derivative (a split callee's memory may change
