@@ -76,10 +76,29 @@ def written_object(inst: ir.Instruction,
     if callees is not None and not fn.is_declaration:
         writes = callees.get(fn)
         if writes is None:  # a fresh memo per query: recursion is resolved optimistically
-            writes = callees[fn] = writes_caller_memory(fn)
+            writes = callees[fn] = writes_caller_memory(fn) or _frees_memory(fn, {})
         if not writes:
             return _NO_WRITE
     return None
+
+
+def _frees_memory(fn: ir.Function, memo: dict[ir.Function, bool]) -> bool:
+    """Does a call of ``fn`` free memory (directly or in a function it calls)? A freed
+    block cannot be read again, though :func:`writes_caller_memory` sees no write."""
+    if fn in memo:
+        return memo[fn]
+    memo[fn] = False
+    found = False
+    for inst in fn.instructions():
+        if not isinstance(inst, ir.CallBase):
+            continue
+        callee = inst.called_function
+        if callee is None or freed_pointer(inst) is not None or (
+                not callee.is_declaration and _frees_memory(callee, memo)):
+            found = True
+            break
+    memo[fn] = found
+    return found
 
 
 def writes_caller_memory(fn: ir.Function,

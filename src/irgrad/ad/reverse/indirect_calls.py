@@ -11,10 +11,17 @@ table ``{augmented, reverse}`` of Enzyme's convention, with the canonical activi
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.config import (
+    NOT_OVERWRITTEN_KEY,
+    TAPE_ON_CALLER_STACK_KEY,
+    DerivativeMode,
+    DiffeType,
+    FnConfig,
+)
 from irgrad.ad.core.diagnostics import source_location_of
 from irgrad.ad.core.dispatch import dispatcher, is_table_call
 from irgrad.ad.core.failures import table_check
@@ -25,6 +32,7 @@ from irgrad.ad.reverse.call_sites import (
     call_config,
     describe_call,
     emit_augmented,
+    kept_arguments,
 )
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
@@ -47,9 +55,17 @@ def forward_indirect_call(gu: GradientUtils, call: ir.CallBase) -> None:
         gu.is_shadowed(a) for a in call.args if a.type.is_pointer)
     args = (fp, *call.args)
 
+    kept = tuple(k + 1 for k in kept_arguments(gu, call))  # the dispatcher's arguments
+
     def make_config(d: ir.Function, open_default: bool) -> FnConfig:
         fixed = {0: DiffeType.DUP if open_default else DiffeType.CONST}
-        return call_config(gu, d, args, call, DerivativeMode.REVERSE_PRIMAL, fixed)
+        config = call_config(gu, d, args, call, DerivativeMode.REVERSE_PRIMAL, fixed)
+        # a dispatcher is a derivative of ours: its tape (and its direct callees') goes
+        # onto this derivative's stack, and it re-reads what the caller keeps
+        extra = [*config.extra, (TAPE_ON_CALLER_STACK_KEY, True)]
+        if kept:
+            extra.append((NOT_OVERWRITTEN_KEY, kept))
+        return replace(config, extra=tuple(extra))
 
     try:
         d, open_default = dispatcher(ctx, call, through_shadow=through, make_config=make_config,
