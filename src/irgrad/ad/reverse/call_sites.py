@@ -15,6 +15,7 @@ from irgrad.ad.core.signatures import returns_shadow
 from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.analysis.activity import has_float, holds_pointers
 from irgrad.analysis.known_functions import callee_name, is_free, is_inactive_call
+from irgrad.analysis.memory_writes import MemoryWrites
 from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.printer import value_ref
@@ -158,6 +159,25 @@ def kept_arguments(gu: GradientUtils, call: ir.CallBase) -> tuple[int, ...]:
     return tuple(out)
 
 
+def rereadable_arguments(gu: GradientUtils, call: ir.CallBase, fn: ir.Function
+                         ) -> tuple[int, ...]:
+    """Of :func:`kept_arguments`, those ``fn`` itself never writes through: only there
+    can its reverse re-read instead of taping (an in-place callee gains nothing, and one
+    derivative serves all its call sites)."""
+    kept = kept_arguments(gu, call)
+    if not kept:
+        return kept
+    memo: dict[ir.Function, MemoryWrites] = gu.ctx.analyses.setdefault(  # type: ignore[assignment]
+        "memory_writes_of_callees", {})
+    writes = memo.get(fn)
+    if writes is None:
+        writes = memo[fn] = MemoryWrites(fn)
+    if any(w is None for _, w in writes.writes):
+        return ()
+    written = {w for _, w in writes.writes}
+    return tuple(k for k in kept if k < len(fn.args) and fn.args[k] not in written)
+
+
 def emit_augmented(gu: GradientUtils, call: ir.CallBase, rec: AugmentedCall,
                    callee: ir.Value, ftype: ir.FunctionType) -> None:
     """Replace the forward clone of ``call`` by a call of the augmented primal ``callee``
@@ -215,5 +235,6 @@ __all__ = [
     "is_active_call",
     "kept_arguments",
     "prepare_calls",
+    "rereadable_arguments",
     "shadow_result_needed",
 ]

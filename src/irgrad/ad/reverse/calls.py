@@ -50,6 +50,7 @@ from irgrad.ad.reverse.call_sites import (
     emit_augmented,
     is_active_call,
     kept_arguments,
+    rereadable_arguments,
     shadow_result_needed,
 )
 from irgrad.ad.reverse.indirect_calls import forward_indirect_call
@@ -107,10 +108,9 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
     if not is_active_call(gu, call):
         return
     config = call_config(gu, fn, call.args, call, DerivativeMode.REVERSE_PRIMAL)
-    kept = kept_arguments(gu, call)
     if library:  # what the rule need not copy to its tape
-        config = replace(config, extra=((NOT_OVERWRITTEN_KEY, kept),))
-    elif kept:  # memory the callee may re-read in its reverse instead of taping it
+        config = replace(config, extra=((NOT_OVERWRITTEN_KEY, kept_arguments(gu, call)),))
+    elif kept := rereadable_arguments(gu, call, fn):  # re-read in the callee's reverse
         config = replace(config, extra=(*config.extra, (NOT_OVERWRITTEN_KEY, kept)))
     if not custom and config.return_type is not DiffeType.DUP and \
             cheap_call_is_exact(gu, call, fn):
