@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from irgrad.ad.core.config import DerivativeMode, FnConfig
 from irgrad.ad.core.custom_derivatives import CustomDerivatives
 from irgrad.ad.core.custom_wrappers import synthesize_custom
+from irgrad.ad.core.deferred_frees import without_deferred_frees
 from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
 from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
 from irgrad.ad.core.tape_runtime import without_tape_cache
@@ -205,6 +206,7 @@ class DerivativeContext:
     def _synthesize(self, config: FnConfig) -> Function:
         # a derivative being differentiated again: its tape code must be differentiable
         without_tape_cache(config.function)
+        without_deferred_frees(config.function)
         synthesize = self.synthesizers.get(config.mode)
         if synthesize is not None:
             return synthesize(self, config)

@@ -179,5 +179,24 @@ def drain_frees_function(module: ir.Module) -> ir.Function:
     return fn
 
 
+def without_deferred_frees(fn: ir.Function) -> None:
+    """Make ``fn`` (a derivative about to be differentiated again) release its shadows the
+    way it did before there was a list: a free due at once is a direct call of the
+    deallocator, the others and the drain go (higher-order derivatives keep those shadows;
+    the list's code, with its calls through function pointers, is not differentiable)."""
+    for inst in list(fn.instructions()):
+        if not isinstance(inst, ir.CallBase):
+            continue
+        callee = inst.called_function
+        if callee is None or callee.name not in (DEFER_NAME, DRAIN_NAME):
+            continue
+        if callee.name == DEFER_NAME:
+            _, block, release, now, _ = inst.args
+            if isinstance(now, ir.ConstantInt) and now.value:
+                b = IRBuilder(position=inst)
+                b.call(release, [block], function_type=_RELEASE_TYPE)
+        inst.erase_from_parent()
+
+
 __all__ = ["DEALLOCATORS", "LIST_FIELD", "LIST_TYPE", "defer_free_function",
-           "drain_frees_function", "release_function"]
+           "drain_frees_function", "release_function", "without_deferred_frees"]
