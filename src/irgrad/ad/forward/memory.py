@@ -177,6 +177,11 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
         t = tv if tv is not None else zero_tangent(v.type, fp.width)
         fp.b.store(t, sp, _lane_align(inst, v.type))  # type: ignore[arg-type]
         return
+    if tv is None and v.type.scalar_type.is_integer and not isinstance(v, ir.Constant):
+        # an integer computed without a tangent (a count, a size, a stack pointer): the
+        # shadow memory holds the same integer, as in Enzyme, so shadow structs keep
+        # their bookkeeping (a derivative's tape state differentiated again)
+        tv = v if fp.width == 1 else [v] * fp.width
     if tv is None:
         tv = zero_tangent(v.type, fp.width)
         if v.type.is_pointer:
