@@ -113,19 +113,6 @@ def _every_return_path_through(start: ir.BasicBlock, through: ir.BasicBlock) -> 
     return True
 
 
-def reallocated_allocation(call: ir.Instruction) -> ir.CallInst | None:
-    """The function's own fresh allocation whose block ``q = realloc(p, n)`` takes over
-    (the old block is released, its contents live on in ``q``), when ``p`` is plainly
-    based on one."""
-    if not isinstance(call, ir.CallBase):
-        return None
-    alloc = allocator(callee_name(call))
-    if alloc is None or alloc.reallocates is None or alloc.reallocates >= len(call.args):
-        return None
-    base = _own_call(call.args[alloc.reallocates], call)
-    return base if base is not None and is_fresh_allocation(callee_name(base)) else None
-
-
 def released_allocations(call: ir.Instruction) -> set[ir.CallInst]:
     """The function's own allocations whose block ``call`` (a free, a release function's
     call or a realloc) may release, through phis and selects too: a malloc duplicated into
@@ -193,4 +180,4 @@ def _call_keeps_nothing(call: ir.CallBase, index: int) -> bool:
 
 
 __all__ = ["allocation_escapes", "freed_allocation", "guaranteed_free_of", "is_allocation_call",
-           "reallocated_allocation", "released_allocations"]
+           "released_allocations"]

@@ -31,7 +31,7 @@ the unsized form of the primal's), called through the list.
 from __future__ import annotations
 
 from irgrad import ir
-from irgrad.ad.core.tape_runtime import STATE_TYPE
+from irgrad.ad.core.tape_runtime import STATE_TYPE, new_helper
 from irgrad.ir.builder import IRBuilder
 
 LIST_TYPE = ir.StructType([ir.ptr, ir.i64, ir.i64])  # {entries, count, capacity}
@@ -45,24 +45,13 @@ DEALLOCATORS: dict[str, str] = {"free": "free", "_ZdlPv": "_ZdlPv", "_ZdlPvm": "
                                 "_ZdaPv": "_ZdaPv", "_ZdaPvm": "_ZdaPv"}
 
 
-def _helper(module: ir.Module, name: str, ft: ir.FunctionType) -> ir.Function | None:
-    fn = module.get_function(name)
-    if fn is not None and not fn.is_declaration:
-        return None
-    fn = module.get_or_insert_function(name, ft)
-    fn.linkage = "internal"
-    fn.fn_attrs = ["nounwind"]
-    return fn
-
-
 def defer_free_function(module: ir.Module) -> ir.Function:
     """``void @__irgrad_defer_free(ptr state, ptr block, ptr release, i1 now_if_no_list,
     ptr primal)``."""
     ft = ir.FunctionType(ir.void, [ir.ptr, ir.ptr, ir.ptr, ir.i1, ir.ptr])
-    fn = _helper(module, DEFER_NAME, ft)
+    fn = new_helper(module, DEFER_NAME, ft)
     if fn is None:
         return module.get_function(DEFER_NAME)  # type: ignore[return-value]
-    fn.fn_attrs = ["alwaysinline", "nounwind"]
     st, block, release, now, primal = fn.args
     st.name, block.name, release.name, now.name, primal.name = (
         "state", "block", "release", "now", "primal")
@@ -123,7 +112,7 @@ def release_function(module: ir.Module, deallocator: str) -> ir.Function:
 def _order_function(module: ir.Module) -> ir.Function:
     """``i32 (ptr a, ptr b)`` for ``qsort``: entries by block address."""
     ft = ir.FunctionType(ir.i32, [ir.ptr, ir.ptr])
-    fn = _helper(module, SORT_KEY_NAME, ft)
+    fn = new_helper(module, SORT_KEY_NAME, ft, inline=False)
     if fn is None:
         return module.get_function(SORT_KEY_NAME)  # type: ignore[return-value]
     a, c = fn.args
@@ -139,7 +128,8 @@ def _order_function(module: ir.Module) -> ir.Function:
 def drain_frees_function(module: ir.Module) -> ir.Function:
     """``void @__irgrad_drain_frees(ptr list)``: sort by address, release each distinct
     block once, free the entries."""
-    fn = _helper(module, DRAIN_NAME, ir.FunctionType(ir.void, [ir.ptr]))
+    fn = new_helper(module, DRAIN_NAME, ir.FunctionType(ir.void, [ir.ptr]),
+                    inline=False)
     if fn is None:
         return module.get_function(DRAIN_NAME)  # type: ignore[return-value]
     (lst,) = fn.args

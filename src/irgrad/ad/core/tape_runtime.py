@@ -59,21 +59,23 @@ def _cache_global(module: ir.Module) -> ir.GlobalVariable:
     return gv
 
 
-def _new_helper(module: ir.Module, name: str, ft: ir.FunctionType) -> ir.Function | None:
-    """A fresh internal always-inline function, or None when ``name`` is defined."""
+def new_helper(module: ir.Module, name: str, ft: ir.FunctionType, *,
+               inline: bool = True) -> ir.Function | None:
+    """A fresh internal (always-inline unless ``inline`` is false) runtime function to
+    fill in, or None when ``name`` is defined already."""
     fn = module.get_function(name)
     if fn is not None and not fn.is_declaration:
         return None
     fn = module.get_or_insert_function(name, ft)
     fn.linkage = "internal"
-    fn.fn_attrs = ["alwaysinline", "nounwind"]
+    fn.fn_attrs = ["alwaysinline", "nounwind"] if inline else ["nounwind"]
     return fn
 
 
 def tape_release_function(module: ir.Module, cached: bool = True) -> ir.Function:
     """``void @__irgrad_tape_release(ptr state)`` (``_nocache``: always frees)."""
     name = RELEASE_NAME + ("" if cached else NOCACHE)
-    fn = _new_helper(module, name, ir.FunctionType(ir.void, [ir.ptr]))
+    fn = new_helper(module, name, ir.FunctionType(ir.void, [ir.ptr]))
     if fn is None:
         return module.get_function(name)  # type: ignore[return-value]
     st = fn.args[0]
@@ -109,7 +111,7 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
     """``ptr @__irgrad_tape_push(ptr state, i64 n)``: reserve n bytes, return the frame
     (``_nocache``: never takes the cached tape)."""
     name = PUSH_NAME + ("" if cached else NOCACHE)
-    fn = _new_helper(module, name, ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
+    fn = new_helper(module, name, ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
     if fn is None:
         return module.get_function(name)  # type: ignore[return-value]
     st, n = fn.args

@@ -108,6 +108,9 @@ class GradientUtils:
         # own allocations whose shadows a free of mixed origin also lists for the end
         # (ad/reverse/shadow_frees.py): their reverse lists them instead of freeing
         self.listed_shadow_allocations: set[ir.Value] = set()
+        # own allocations stored into memory whose reverse releases their shadows (made
+        # on the first free of mixed origin: ad/reverse/shadow_frees.py)
+        self.stored_released_allocations: set[ir.Value] | None = None
         self.planner = LookupPlanner(self)
         self.loops = LoopCounters(self)
         dom = self.dom = _dominators(self.orig)

@@ -58,14 +58,12 @@ def _stored_released_allocations(gu: GradientUtils) -> set[ir.Value]:
     """The function's own allocations whose shadows their reverse releases and whose
     address it stores into memory (a local struct of buffers: ``tr->state[k] =
     malloc(...)``, freed later through a load)."""
-    got: set[ir.Value] | None = getattr(gu, "_stored_released", None)
+    got = gu.stored_released_allocations
     if got is None:
-        got = set()
-        for inst in gu.orig.instructions():
-            if isinstance(inst, ir.CallInst) and releases_shadow_at_reverse(gu, inst) \
-                    and _stored(inst):
-                got.add(inst)
-        gu._stored_released = got  # type: ignore[attr-defined]
+        got = gu.stored_released_allocations = {
+            inst for inst in gu.orig.instructions()
+            if isinstance(inst, ir.CallInst) and releases_shadow_at_reverse(gu, inst)
+            and _stored(inst)}
     return got
 
 
