@@ -15,7 +15,7 @@ lint: setup
 	@.venv/bin/lint-imports
 
 test: setup lint
-	@$(PY) -m pytest -q -n 2 --dist loadgroup
+	@$(PY) -m pytest -q -n 2 --dist loadgroup --durations=30 --durations-min=10
 
 bench: setup
 	@$(PY) bench/parse.py

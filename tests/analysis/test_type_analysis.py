@@ -7,7 +7,8 @@ from analysis_helpers import c_module, inst, parse
 
 from irgrad.analysis.activity import ActivityAnalysis
 from irgrad.analysis.printers import run_print_option
-from irgrad.analysis.type_analysis import TypeAnalysis, print_type_analysis
+from irgrad.analysis.type_analysis import TypeAnalysis
+from irgrad.analysis.type_results import print_type_analysis
 from irgrad.analysis.type_tree import (
     ANYTHING,
     DOUBLE,

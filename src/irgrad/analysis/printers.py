@@ -6,7 +6,8 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, default_activity
 from irgrad.analysis.global_activity import global_activity
-from irgrad.analysis.type_analysis import TypeAnalysis, default_arg_trees, print_type_analysis
+from irgrad.analysis.type_analysis import TypeAnalysis, default_arg_trees
+from irgrad.analysis.type_results import print_type_analysis
 from irgrad.errors import UsageError
 from irgrad.ir.printer import ValuePrinter
 

@@ -24,12 +24,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from irgrad.analysis.layout import alloc_size, struct_offsets
 from irgrad.ir.constants import ConstantInt
 from irgrad.ir.control import BranchInst
 from irgrad.ir.function import BasicBlock
-from irgrad.ir.instructions import BinaryOperator, ICmpInst, Instruction, PHINode, SelectInst
+from irgrad.ir.instructions import (
+    BinaryOperator,
+    GetElementPtrInst,
+    ICmpInst,
+    Instruction,
+    PHINode,
+    SelectInst,
+)
 from irgrad.ir.printer import value_ref
-from irgrad.ir.types import IntType
+from irgrad.ir.types import ArrayType, IntType, PointerType, Type
 from irgrad.ir.values import Value
 
 if TYPE_CHECKING:
@@ -101,6 +109,68 @@ def induction_variables(loop: Loop) -> list[InductionVariable]:
         if step is None or step == 0:
             continue
         out.append(InductionVariable(phi, start, step, inc))  # type: ignore[arg-type]
+    return out
+
+
+@dataclass(frozen=True)
+class PointerInductionVariable:
+    """``phi = [start, outside], [getelementptr phi, step, latch]``: a pointer walking an
+    array (``*p++``, ``row += n``). At header execution ``k`` it is ``start`` advanced by
+    ``k`` steps: ``byte_step`` bytes, or ``index_step`` elements of ``element`` (a
+    loop-invariant step not known at compile time)."""
+
+    phi: PHINode
+    start: Value
+    increment: GetElementPtrInst
+    byte_step: int | None
+    index_step: Value | None
+    element: Type
+
+
+def _pointer_step(phi: PHINode, inc: Value, loop: Loop
+                  ) -> tuple[int | None, Value | None, Type] | None:
+    if (not isinstance(inc, GetElementPtrInst) or inc.pointer is not phi
+            or inc.parent not in loop.blocks or not inc.indices):
+        return None
+    ty: Type = inc.source_type
+    if len(inc.indices) == 1 and not isinstance(inc.indices[0], ConstantInt):
+        idx = inc.indices[0]
+        if not loop.is_invariant(idx) or not isinstance(idx.type, IntType):
+            return None
+        return None, idx, ty
+    offset = 0
+    for n, idx in enumerate(inc.indices):
+        if not isinstance(idx, ConstantInt):
+            return None
+        if n == 0:
+            offset += idx.signed_value * alloc_size(ty)
+        elif ty.is_struct:
+            offset += struct_offsets(ty)[idx.value]
+            ty = ty.elements[idx.value]  # type: ignore[attr-defined]
+        elif isinstance(ty, ArrayType):
+            ty = ty.element
+            offset += idx.signed_value * alloc_size(ty)
+        else:
+            return None
+    return (offset, None, ty) if offset else None
+
+
+def pointer_induction_variables(loop: Loop) -> list[PointerInductionVariable]:
+    """The header phis of pointer type that advance by a loop-invariant step."""
+    out: list[PointerInductionVariable] = []
+    for phi in loop.header.phis():
+        if not isinstance(phi.type, PointerType):
+            continue
+        starts = {id(v): v for v, bb in phi.incoming if bb not in loop.blocks}
+        backs = {id(v): v for v, bb in phi.incoming if bb in loop.blocks}
+        if len(starts) != 1 or len(backs) != 1:
+            continue
+        inc = next(iter(backs.values()))
+        step = _pointer_step(phi, inc, loop)
+        if step is None:
+            continue
+        out.append(PointerInductionVariable(phi, next(iter(starts.values())), inc,  # type: ignore[arg-type]
+                                            *step))
     return out
 
 

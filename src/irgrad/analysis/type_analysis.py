@@ -10,7 +10,6 @@ calls to defined functions (memoized per argument trees).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 
@@ -22,16 +21,25 @@ from irgrad.analysis.known_functions import (
     is_math_function,
     is_math_intrinsic,
 )
-from irgrad.analysis.layout import aggregate_offset, alloc_size, store_size
+from irgrad.analysis.layout import aggregate_offset, alloc_size
 from irgrad.analysis.tbaa import TBAATypes
+from irgrad.analysis.type_offsets import (
+    any_offset,
+    linear_offset,
+    minus_one_only,
+    periodic,
+    struct_field_offset,
+    uniform_record,
+)
 from irgrad.analysis.type_results import (
-    NARROW_INTEGER_BITS,
     CopiedContents,
     TypeResults,
     _from_memory,
     _to_memory,
     constant_tree,
     default_arg_trees,
+    fits_llvm_type,
+    is_narrow_integer,
     is_scalar_type,
     seed_tree,
 )
@@ -65,8 +73,7 @@ from irgrad.ir.instructions import (
     StoreInst,
 )
 from irgrad.ir.module import Module
-from irgrad.ir.printer import ValuePrinter
-from irgrad.ir.types import FloatType, IntType, Type, VectorType
+from irgrad.ir.types import Type, VectorType
 from irgrad.ir.values import Value
 
 MAX_ITERATIONS = 200
@@ -100,7 +107,7 @@ class _FunctionTypeAnalysis:
         for inst in self.insts:
             if not inst.type.is_void:
                 self.trees[inst] = seed_tree(inst.type)
-                if _is_narrow_integer(inst.type):
+                if is_narrow_integer(inst.type):
                     self.trees[inst].insert((-1,), INTEGER)
         # a visit reads only the trees of the instruction and its operands (and of the
         # return, for ``ret``); the versions of those trees at a visit that changed
@@ -296,7 +303,7 @@ class _FunctionTypeAnalysis:
                 step = alloc_size(t)
             elif t.is_struct:
                 field = idx.value if isinstance(idx, ConstantInt) else 0
-                off += _struct_field_offset(t, field)
+                off += struct_field_offset(t, field)
                 t = t.elements[field]  # type: ignore[attr-defined]
                 continue
             else:
@@ -317,7 +324,8 @@ class _FunctionTypeAnalysis:
                 self.set_scalar(idx, INTEGER)
         off, variable, only_first = self.gep_offset(inst)
         if not variable and off != 0 and self.is_pointer_recurrence(inst):
-            variable, only_first, off = True, True, 0  # p = p + c in a loop: any offset
+            self.visit_pointer_walk(inst, abs(off))  # p = p + c in a loop
+            return
         src_mem = self.pointee(inst.pointer)
         dst_mem = self.pointee(inst)
         if not variable:
@@ -330,30 +338,46 @@ class _FunctionTypeAnalysis:
             # ``gep i8, p, 176 + 24 * i``: byte arithmetic, a field of the i-th element of
             # an array of 24-byte records at offset 176 (LLVM writes every constant-plus-
             # variable GEP this way): element offsets map onto the record's fields
-            start, stride = (_linear_offset(inst.indices[0]) if len(inst.indices) == 1
+            start, stride = (linear_offset(inst.indices[0]) if len(inst.indices) == 1
                              else (0, 1))
             if stride > 1 and start + off >= 0:
                 start += off
-                self.update_pointee(inst, _periodic(src_mem, start, stride))
-                self.update_pointee(inst.pointer, dst_mem.shift(0, stride, start))
+                rec = periodic(src_mem, start, stride)
+                if start == 0 and uniform_record(rec, stride):
+                    rec = any_offset(rec)  # `p + 8*i`: an array of doubles
+                self.update_pointee(inst, rec)
+                back = dst_mem.shift(0, stride, start)
+                if start == 0 and uniform_record(back, stride):
+                    back = any_offset(back)
+                self.update_pointee(inst.pointer, back)
                 return
-            self.update_pointee(inst, _minus_one_only(src_mem))
-            self.update_pointee(inst.pointer, _minus_one_only(dst_mem))
+            self.update_pointee(inst, minus_one_only(src_mem))
+            self.update_pointee(inst.pointer, minus_one_only(dst_mem))
             return
         if only_first and is_scalar_type(elem) and off == 0:
             # x[i] into an array of scalars: every element has the same type
             size = max(alloc_size(elem), 1)
-            self.update_pointee(inst.pointer, _any_offset(dst_mem.shift(0, size)))
-            self.update_pointee(inst, _any_offset(src_mem.shift(0, size)))
+            self.update_pointee(inst.pointer, any_offset(dst_mem.shift(0, size)))
+            self.update_pointee(inst, any_offset(src_mem.shift(0, size)))
             return
         if only_first and off >= 0:
             size = max(alloc_size(elem), 1)
             # p[i].field: periodic with the element size; map within one element
-            self.update_pointee(inst, _periodic(src_mem, off, size).shift(0, size - off))
+            self.update_pointee(inst, periodic(src_mem, off, size).shift(0, size - off))
             self.update_pointee(inst.pointer, dst_mem.shift(0, size - off, off))
             return
-        self.update_pointee(inst, _minus_one_only(src_mem))
-        self.update_pointee(inst.pointer, _minus_one_only(dst_mem))
+        self.update_pointee(inst, minus_one_only(src_mem))
+        self.update_pointee(inst.pointer, minus_one_only(dst_mem))
+
+    def visit_pointer_walk(self, inst: GetElementPtrInst, step: int) -> None:
+        """``p = p + step`` bytes in a loop (``*p++``, ``b++`` over records; LLVM writes
+        both as ``getelementptr i8, p, step``): ``p`` and its successor point into the
+        same array of ``step``-byte records, each seen from the start of one record. When
+        every field of that record has one type (doubles walked by a ``double *``, a
+        struct of doubles), that type is at every offset of the array."""
+        for dst, src in ((inst, inst.pointer), (inst.pointer, inst)):
+            rec = self.pointee(src).shift(0, step)
+            self.update_pointee(dst, any_offset(rec) if uniform_record(rec, step) else rec)
 
     def is_pointer_recurrence(self, gep: GetElementPtrInst) -> bool:
         """Does the GEP's result flow back into its own base (``p++`` in a loop)?"""
@@ -386,7 +410,7 @@ class _FunctionTypeAnalysis:
         tbaa = inst.get_metadata("tbaa")
         if tbaa is not None and is_scalar_type(t):
             ct = self.owner.tbaa.access_type(tbaa)
-            if ct is not None and _fits(ct, t):
+            if ct is not None and fits_llvm_type(ct, t):
                 self.set_scalar(value, ct)
             if t.is_pointer:  # "p1 double": the pointer's elements are doubles
                 pointee = self.owner.tbaa.pointer_tree(tbaa)
@@ -483,77 +507,10 @@ _HINT_TYPES = {
     "__enzyme_integer": (INTEGER, 1),
     "__enzyme_pointer": (POINTER, 8),
 }
-def _is_narrow_integer(t: Type) -> bool:
-    """An integer (vector) too narrow to hold a float or a pointer: i1, i8."""
-    if isinstance(t, VectorType):
-        t = t.element
-    return isinstance(t, IntType) and t.width < NARROW_INTEGER_BITS
-
 
 def _trim(t: TypeTree) -> TypeTree:
     return TypeTree({p: ct for p, ct in t.mapping.items() if len(p) <= CALL_DEPTH})
 
-
-def _struct_field_offset(t: Type, field: int) -> int:
-    from irgrad.analysis.layout import struct_offsets
-
-    return struct_offsets(t)[field]
-
-
-def _linear_offset(v: Value, depth: int = 0) -> tuple[int, int]:
-    """``(c, g)`` such that integer ``v`` is ``c`` plus a multiple of ``g`` (g = 0: the
-    constant ``c``; g = 1: nothing known), from its add/mul/shl/cast arithmetic."""
-    if isinstance(v, ConstantInt):
-        return v.signed_value, 0
-    if depth > 8:
-        return 0, 1
-    if isinstance(v, CastInst) and v.opcode in ("sext", "zext", "trunc"):
-        return _linear_offset(v.value, depth + 1)
-    if isinstance(v, BinaryOperator):
-        op = v.opcode
-        if op in ("add", "sub", "or") and (op != "or" or "disjoint" in v.flags):
-            a0, ag = _linear_offset(v.lhs, depth + 1)
-            b0, bg = _linear_offset(v.rhs, depth + 1)
-            return (a0 + b0 if op != "sub" else a0 - b0), math.gcd(ag, bg)
-        if op in ("mul", "shl") and isinstance(v.rhs, ConstantInt):
-            c = v.rhs.signed_value if op == "mul" else 1 << min(v.rhs.value, 62)
-            x0, xg = _linear_offset(v.lhs, depth + 1)
-            return x0 * c, abs(xg * c)
-    return 0, 1
-
-
-def _periodic(mem: TypeTree, start: int, stride: int) -> TypeTree:
-    """The memory of one element of an array of ``stride``-byte records at ``start``:
-    what every element's bytes say, folded onto offsets ``[0, stride)``."""
-    out = TypeTree()
-    for p, ct in sorted(mem.mapping.items()):
-        if p[0] == -1:
-            out.insert(p, ct)
-        elif p[0] >= start:
-            out.insert(((p[0] - start) % stride, *p[1:]), ct)
-    return out
-
-
-def _any_offset(mem: TypeTree) -> TypeTree:
-    """Every first-level offset becomes ``-1``."""
-    out = TypeTree()
-    for p, ct in sorted(mem.mapping.items()):
-        out.insert((-1, *p[1:]), ct)
-    return out
-
-
-def _minus_one_only(mem: TypeTree) -> TypeTree:
-    return TypeTree({p: ct for p, ct in mem.mapping.items() if p[0] == -1})
-
-
-def _fits(ct: ConcreteType, t: Type) -> bool:
-    if ct.is_float:
-        if isinstance(t, FloatType):
-            return t.kind == ct.float_kind
-        return t.is_integer and store_size(t) == store_size(FloatType(ct.float_kind or "double"))
-    if ct.is_pointer:
-        return t.is_pointer or (t.is_integer and store_size(t) == 8)
-    return t.is_integer
 
 
 class TypeAnalysis:
@@ -626,30 +583,12 @@ class TypeAnalysis:
         return self.analyze(fn, trimmed, _trim(return_tree))
 
 
-def print_type_analysis(fn: Function, results: TypeResults) -> str:
-    """Enzyme-style listing: a header ``name - ret |args``, then each argument and
-    instruction followed by its type tree, block names on their own lines."""
-
-    vp = ValuePrinter(fn)
-    args = " ".join(f"{results.query(a)}:{{}}" for a in fn.args)
-    lines = [f"{fn.name} - {results.return_tree} |{args}"]
-    for a in fn.args:
-        lines.append(f"{vp.typed(a)}: {results.query(a)}")
-    for bb in fn.blocks:
-        lines.append(vp.ref(bb).lstrip("%"))
-        for inst in bb.instructions:
-            tree = "{}" if inst.type.is_void else str(results.query(inst))
-            lines.append(f"  {vp.instruction(inst)}: {tree}")
-    return "\n".join(lines) + "\n"
-
-
 __all__ = [
     "CopiedContents",
     "TypeAnalysis",
     "TypeResults",
     "constant_tree",
     "default_arg_trees",
-    "print_type_analysis",
     "seed_tree",
 ]
 

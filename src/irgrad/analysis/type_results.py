@@ -26,6 +26,7 @@ from irgrad.ir.constants import (
 )
 from irgrad.ir.function import Function
 from irgrad.ir.globals import GlobalValue, GlobalVariable
+from irgrad.ir.printer import ValuePrinter
 from irgrad.ir.types import FLOAT_BITS, ArrayType, FloatType, IntType, Type, VectorType
 from irgrad.ir.values import Value
 
@@ -194,3 +195,37 @@ def constant_tree(v: Value) -> TypeTree:
     return TypeTree()
 
 
+
+
+def print_type_analysis(fn: Function, results: TypeResults) -> str:
+    """Enzyme-style listing: a header ``name - ret |args``, then each argument and
+    instruction followed by its type tree, block names on their own lines."""
+
+    vp = ValuePrinter(fn)
+    args = " ".join(f"{results.query(a)}:{{}}" for a in fn.args)
+    lines = [f"{fn.name} - {results.return_tree} |{args}"]
+    for a in fn.args:
+        lines.append(f"{vp.typed(a)}: {results.query(a)}")
+    for bb in fn.blocks:
+        lines.append(vp.ref(bb).lstrip("%"))
+        for inst in bb.instructions:
+            tree = "{}" if inst.type.is_void else str(results.query(inst))
+            lines.append(f"  {vp.instruction(inst)}: {tree}")
+    return "\n".join(lines) + "\n"
+
+
+def is_narrow_integer(t: Type) -> bool:
+    """An integer (vector) too narrow to hold a float or a pointer: i1, i8."""
+    if isinstance(t, VectorType):
+        t = t.element
+    return isinstance(t, IntType) and t.width < NARROW_INTEGER_BITS
+
+
+def fits_llvm_type(ct: ConcreteType, t: Type) -> bool:
+    if ct.is_float:
+        if isinstance(t, FloatType):
+            return t.kind == ct.float_kind
+        return t.is_integer and store_size(t) == store_size(FloatType(ct.float_kind or "double"))
+    if ct.is_pointer:
+        return t.is_pointer or (t.is_integer and store_size(t) == 8)
+    return t.is_integer

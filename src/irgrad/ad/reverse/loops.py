@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES
 from irgrad.analysis.loops import Loop, LoopInfo
-from irgrad.analysis.trip_count import InductionVariable, emit_trip_count
+from irgrad.analysis.trip_count import (
+    InductionVariable,
+    PointerInductionVariable,
+    emit_trip_count,
+    pointer_induction_variables,
+)
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.dominators import DominatorTree
 
@@ -42,7 +47,8 @@ class CountedLoop:
         self.counter: ir.Value | None = None  # i64 alloca (new function's entry block)
         self.iv: ir.Value | None = None  # forward canonical i64 IV (header phi)
         self.exit_phis: dict[ir.BasicBlock, ir.PHINode] = {}  # orig exit block -> phi
-        self.ivs: dict[ir.Value, InductionVariable] = {}  # orig header phi -> recurrence
+        # orig header phi -> recurrence (integer counters and pointers walking arrays)
+        self.ivs: dict[ir.Value, InductionVariable | PointerInductionVariable] = {}
 
 
 def _edges(src: ir.BasicBlock, dst: ir.BasicBlock) -> int:
@@ -76,7 +82,7 @@ class LoopCounters:
             if cl is None:
                 continue
             self.by_header[loop.header] = cl
-            for iv in loop.induction_variables():
+            for iv in [*loop.induction_variables(), *pointer_induction_variables(loop)]:
                 cl.ivs[iv.phi] = iv
                 self._iv_owner[gu.primal(iv.phi)] = cl
             self._forward(cl)
@@ -231,34 +237,65 @@ class LoopCounters:
             got = self._exit_values[key] = phi
         return got
 
+    def _recurrence(self, v: ir.Value
+                    ) -> tuple[CountedLoop, InductionVariable | PointerInductionVariable,
+                               ir.Value] | None:
+        """The counted loop, recurrence and forward start value of ``v``: a header
+        add-recurrence, or the shadow of a pointer one (the shadow walks its array with
+        the primal's steps from the shadow of the primal's start)."""
+        gu = self.gu
+        cl = self._iv_owner.get(v)
+        if cl is not None:
+            iv = cl.ivs.get(gu.orig_of_new.get(v))  # type: ignore[arg-type]
+            return None if iv is None else (cl, iv, gu.primal(iv.start))
+        primal = gu.shadow_primal.get(v)
+        cl = self._iv_owner.get(primal) if primal is not None else None
+        if cl is None or not isinstance(v, ir.PHINode) or not isinstance(primal, ir.PHINode):
+            return None
+        iv = cl.ivs.get(gu.orig_of_new.get(primal))  # type: ignore[arg-type]
+        if not isinstance(iv, PointerInductionVariable):
+            return None
+        back_edges = {bb for val, bb in primal.incoming if val is gu.primal(iv.increment)}
+        starts = {id(val): val for val, bb in v.incoming if bb not in back_edges}
+        backs = {id(val) for val, bb in v.incoming if bb in back_edges}
+        if len(starts) != 1 or backs != {id(gu.shadow.get(iv.increment))}:
+            return None
+        return cl, iv, next(iter(starts.values()))
+
     def recomputable_iv(self, v: ir.Value, orig_block: ir.BasicBlock) -> bool:
         """Is ``v`` (forward value) a header add-recurrence of a counted loop around
-        ``orig_block`` whose start and step are usable anywhere in the reverse pass?"""
-        cl = self._iv_owner.get(v)
-        if cl is None or not cl.loop.contains(orig_block):
+        ``orig_block`` (or a pointer one's shadow) whose start and step are usable
+        anywhere in the reverse pass?"""
+        rec = self._recurrence(v)
+        if rec is None:
             return False
-        orig = self.gu.orig_of_new.get(v)
-        iv = cl.ivs.get(orig) if orig is not None else None
-        if iv is None:
+        cl, iv, start = rec
+        if not cl.loop.contains(orig_block):
             return False
-        return self._outside_ok(cl, iv.start) and (
-            isinstance(iv.step, int) or self._outside_ok(cl, iv.step))
+        step = iv.index_step if isinstance(iv, PointerInductionVariable) else iv.step
+        return self._outside_ok(cl, iv.start, start) and (
+            step is None or isinstance(step, int)
+            or self._outside_ok(cl, step, self.gu.primal(step)))
 
-    def _outside_ok(self, cl: CountedLoop, v: ir.Value) -> bool:
-        """``v`` (defined outside ``cl``'s loop) can be looked up inside its reverse:
-        usable as is, or made once per loop execution at the loop's exit."""
-        if self.gu.planner.is_available(self.gu.primal(v)):
+    def _outside_ok(self, cl: CountedLoop, v: ir.Value, new: ir.Value) -> bool:
+        """``v`` (defined outside ``cl``'s loop; ``new`` its forward value or shadow) can
+        be looked up inside its reverse: usable as is, or made once per loop execution
+        at the loop's exit."""
+        if self.gu.planner.is_available(new):
             return True
         return not cl.loop.contains(v) and self._hoist_exit(cl.loop) is not None
 
     def recompute_iv(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         """``start + step * counter`` at the head of ``rev.<orig_block>``."""
         gu = self.gu
-        cl = self._iv_owner[v]
-        iv = cl.ivs[gu.orig_of_new[v]]  # type: ignore[index]
+        rec = self._recurrence(v)
+        assert rec is not None
+        cl, iv, start_new = rec
         b = gu.head_builder(orig_block)
         assert cl.counter is not None
         k: ir.Value = b.load(ir.i64, cl.counter, name=gu.fresh("k"))
+        if isinstance(iv, PointerInductionVariable):
+            return self._recompute_pointer_iv(v, iv, start_new, k, b, orig_block)
         t = v.type
         assert isinstance(t, ir.IntType)
         if t.width < 64:
@@ -278,6 +315,25 @@ class LoopCounters:
         if isinstance(out, ir.Instruction):
             out.name = gu.fresh((v.name or "iv") + ".re")
         return out
+
+    def _recompute_pointer_iv(self, v: ir.Value, iv: PointerInductionVariable,
+                              start_new: ir.Value, k: ir.Value, b: IRBuilder,
+                              orig_block: ir.BasicBlock) -> ir.Value:
+        """``start`` advanced by ``k`` steps (without the forward GEPs' flags)."""
+        gu = self.gu
+        start = gu.lookup(start_new, orig_block)
+        name = gu.fresh((v.name or "p") + ".re")
+        if iv.index_step is None:
+            assert iv.byte_step is not None
+            off = b.mul(k, ir.ConstantInt(ir.i64, iv.byte_step))
+            return b.gep(ir.i8, start, [off], name=name)
+        idx = gu.lookup(gu.primal(iv.index_step), orig_block)
+        assert isinstance(idx.type, ir.IntType)
+        if idx.type.width < 64:
+            idx = b.sext(idx, ir.i64)
+        elif idx.type.width > 64:
+            idx = b.trunc(idx, ir.i64)
+        return b.gep(iv.element, start, [b.mul(k, idx)], name=name)
 
     # -- trip counts -------------------------------------------------------------------
     def _trip_count_usable(self, cl: CountedLoop, available: bool) -> bool:

@@ -1,0 +1,97 @@
+"""Offsets of addresses in type trees: how the type analysis maps the memory seen through
+one pointer onto the memory seen through another (a constant offset, a field of the
+``i``-th record, a pointer walking an array, a byte counter stepping through it)."""
+
+from __future__ import annotations
+
+import math
+
+from irgrad.analysis.layout import struct_offsets
+from irgrad.analysis.type_tree import TypeTree
+from irgrad.ir.constants import ConstantInt
+from irgrad.ir.instructions import BinaryOperator, CastInst, PHINode
+from irgrad.ir.types import Type
+from irgrad.ir.values import Value
+
+
+def struct_field_offset(t: Type, field: int) -> int:
+    return struct_offsets(t)[field]
+
+
+def linear_offset(v: Value, depth: int = 0) -> tuple[int, int]:
+    """``(c, g)`` such that integer ``v`` is ``c`` plus a multiple of ``g`` (g = 0: the
+    constant ``c``; g = 1: nothing known), from its add/mul/shl/cast arithmetic."""
+    if isinstance(v, ConstantInt):
+        return v.signed_value, 0
+    if depth > 8:
+        return 0, 1
+    if isinstance(v, CastInst) and v.opcode in ("sext", "zext", "trunc"):
+        return linear_offset(v.value, depth + 1)
+    if isinstance(v, PHINode):
+        # a byte counter stepping through an array (``i += 8``), or values merged at a
+        # join: ``c`` plus multiples of the gcd of the steps and of the differences
+        base: int | None = None
+        g = 0
+        for inc, _ in v.incoming:
+            if (isinstance(inc, BinaryOperator) and inc.opcode in ("add", "sub")
+                    and inc.lhs is v and isinstance(inc.rhs, ConstantInt)):
+                g = math.gcd(g, abs(inc.rhs.signed_value))
+                continue
+            c, cg = linear_offset(inc, depth + 1)
+            base = c if base is None else base
+            g = math.gcd(g, math.gcd(cg, abs(c - base)))
+        return (0, 1) if base is None else (base, g)
+    if isinstance(v, BinaryOperator):
+        op = v.opcode
+        if op in ("add", "sub", "or") and (op != "or" or "disjoint" in v.flags):
+            a0, ag = linear_offset(v.lhs, depth + 1)
+            b0, bg = linear_offset(v.rhs, depth + 1)
+            return (a0 + b0 if op != "sub" else a0 - b0), math.gcd(ag, bg)
+        if op in ("mul", "shl") and isinstance(v.rhs, ConstantInt):
+            c = v.rhs.signed_value if op == "mul" else 1 << min(v.rhs.value, 62)
+            x0, xg = linear_offset(v.lhs, depth + 1)
+            return x0 * c, abs(xg * c)
+    return 0, 1
+
+
+def uniform_record(rec: TypeTree, stride: int) -> bool:
+    """Do ``rec``'s first-level entries tile ``[0, stride)`` with one float or pointer type
+    (a record of doubles, or one double): then every offset of the array holds it."""
+    first = {p[0]: ct for p, ct in rec.mapping.items() if len(p) == 1 and p[0] >= 0}
+    kinds = set(first.values())
+    if len(kinds) != 1:
+        return False
+    ct = next(iter(kinds))
+    size = 8 if ct.is_pointer else _FLOAT_BYTES.get(ct.float_kind or "", 0)
+    return size > 0 and stride % size == 0 and set(first) == set(range(0, stride, size))
+
+
+_FLOAT_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8}
+
+
+def periodic(mem: TypeTree, start: int, stride: int) -> TypeTree:
+    """The memory of one element of an array of ``stride``-byte records at ``start``:
+    what every element's bytes say, folded onto offsets ``[0, stride)``."""
+    out = TypeTree()
+    for p, ct in sorted(mem.mapping.items()):
+        if p[0] == -1:
+            out.insert(p, ct)
+        elif p[0] >= start:
+            out.insert(((p[0] - start) % stride, *p[1:]), ct)
+    return out
+
+
+def any_offset(mem: TypeTree) -> TypeTree:
+    """Every first-level offset becomes ``-1``."""
+    out = TypeTree()
+    for p, ct in sorted(mem.mapping.items()):
+        out.insert((-1, *p[1:]), ct)
+    return out
+
+
+def minus_one_only(mem: TypeTree) -> TypeTree:
+    return TypeTree({p: ct for p, ct in mem.mapping.items() if p[0] == -1})
+
+
+__all__ = ["any_offset", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
+           "uniform_record"]
