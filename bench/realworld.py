@@ -63,12 +63,15 @@ class Row:
     markdown: str = ""
 
 
-def build(irgrad: str, prog: str, flags: list[str], out_dir: Path) -> Path:
+def build(irgrad: str, prog: str, flags: list[str], out_dir: Path, reuse: bool) -> Path:
+    """Build ``prog`` with ``irgrad cc`` (every run: the runner cannot tell whether the
+    irgrad behind ``--irgrad`` changed, so an old build would measure old code; with
+    ``--reuse-builds``, a build newer than its sources is kept)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     exe = out_dir / prog
     src = HERE / f"{prog}.c"
-    if exe.exists() and exe.stat().st_mtime > max(src.stat().st_mtime,
-                                                     (HERE / "bench_timing.h").stat().st_mtime):
+    if reuse and exe.exists() and exe.stat().st_mtime > max(
+            src.stat().st_mtime, (HERE / "bench_timing.h").stat().st_mtime):
         return exe
     cmd = [irgrad, "cc", *flags, str(src), "-o", str(exe), "-lm"]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -142,6 +145,8 @@ def main() -> None:
     ap.add_argument("--irgrad", default=str(Path(sys.executable).parent / "irgrad"))
     ap.add_argument("--out", type=Path, help="also write the table (markdown) here")
     ap.add_argument("--plot", type=Path, help="also draw the ratios (PNG) here")
+    ap.add_argument("--reuse-builds", action="store_true",
+                    help="keep builds newer than their sources (same irgrad as last run)")
     opts = ap.parse_args()
     only = set(opts.only.split(",")) if opts.only else None
     if only and not only <= {p for p, _ in INSTANCES}:
@@ -159,7 +164,7 @@ def main() -> None:
     for prog, args in INSTANCES:
         if only and prog not in only:
             continue
-        measured.append(row(prog, args, run(build(opts.irgrad, prog, flags, out_dir), args)))
+        measured.append(row(prog, args, run(build(opts.irgrad, prog, flags, out_dir, opts.reuse_builds), args)))
         print(measured[-1].markdown, flush=True)
         rows.append(measured[-1].markdown)
     if opts.plot:
