@@ -23,14 +23,16 @@ from irgrad.analysis.fortran_runtime import (
     is_fortran_bookkeeping,
 )
 from irgrad.analysis.function_pointers import gep_constant_offset
+from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.type_tree import DOUBLE, FLOAT, INTEGER, POINTER, TypeTree
 from irgrad.analysis.underlying_objects import underlying_object
 
 
-@lru_cache(maxsize=4)
-def descriptor_tree(element: str | None) -> TypeTree:
-    """What a descriptor holds: the base address (of ``element`` values when known), the
-    rest integers (lengths, codes, bounds, extents, strides)."""
+@lru_cache(maxsize=64)
+def descriptor_tree(element: str | None, rank: int = MAX_RANK) -> TypeTree:
+    """What a descriptor of at most ``rank`` dimensions holds: the base address (of
+    ``element`` values when known), the rest integers (lengths, codes, bounds, extents,
+    strides)."""
     tree = TypeTree()
     tree.insert((BASE_OFFSET,), POINTER)
     if element is not None:
@@ -39,7 +41,7 @@ def descriptor_tree(element: str | None) -> TypeTree:
     tree.insert((16,), INTEGER)
     for off in range(RANK_OFFSET, HEADER_BYTES):
         tree.insert((off,), INTEGER)
-    for off in range(HEADER_BYTES, HEADER_BYTES + MAX_RANK * DIM_BYTES, 8):
+    for off in range(HEADER_BYTES, HEADER_BYTES + rank * DIM_BYTES, 8):
         tree.insert((off,), INTEGER)
     return tree
 
@@ -68,6 +70,17 @@ def stored_element(desc: ir.Value) -> str | None:
     return _STORED_ELEMENTS.get(codes.pop()) if len(codes) == 1 else None
 
 
+def _rank_bound(desc: ir.Value) -> int:
+    """The most dimensions a descriptor can have: a local one is as large as its type."""
+    base = underlying_object(desc)
+    if isinstance(base, ir.AllocaInst | ir.GlobalVariable):
+        ty = base.allocated_type if isinstance(base, ir.AllocaInst) else base.value_type
+        size = alloc_size(ty)
+        if size >= HEADER_BYTES:
+            return min(MAX_RANK, (size - HEADER_BYTES) // DIM_BYTES)
+    return MAX_RANK
+
+
 def descriptor_trees(call: ir.CallBase) -> list[tuple[ir.Value, TypeTree]]:
     """The descriptor arguments of a runtime call irgrad knows (a rule's or a bookkeeping
     call's) with what they point to (a routine of any type: the type code its
@@ -75,7 +88,8 @@ def descriptor_trees(call: ir.CallBase) -> list[tuple[ir.Value, TypeTree]]:
     fn = call.called_function
     name = fn.name if fn is not None else None
     if is_fortran_bookkeeping(name) and call.args:
-        return [(call.args[0], descriptor_tree(stored_element(call.args[0])))]
+        d = call.args[0]
+        return [(d, descriptor_tree(stored_element(d), _rank_bound(d)))]
     r = fortran_routine(name)
     if r is None:
         return []
@@ -85,7 +99,7 @@ def descriptor_trees(call: ir.CallBase) -> list[tuple[ir.Value, TypeTree]]:
         element = r.element if r.params[k] != "mask" else None
         if r.element is None:
             element = stored_element(a)
-        out.append((a, descriptor_tree(element)))
+        out.append((a, descriptor_tree(element, _rank_bound(a))))
     return out
 
 

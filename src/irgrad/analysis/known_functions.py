@@ -8,6 +8,8 @@ The derivative *rules* of the math functions live in :mod:`irgrad.ad.rules`, whi
 the names from :data:`LIBM_FUNCTIONS`. BLAS and LAPACK routines, in every spelling, are
 described argument by argument in :mod:`irgrad.analysis.blas` (what they read and write,
 what their pointers hold); their rules are :mod:`irgrad.ad.rules.blas` and siblings.
+flang's runtime (array intrinsics, allocation and assignment through descriptors) is
+:mod:`irgrad.analysis.fortran_runtime`, its rules :mod:`irgrad.ad.rules.fortran`.
 
 A module can teach irgrad its own functions with Enzyme's registrations and attributes
 (``__enzyme_inactivefn``, ``__enzyme_function_like``, ``__enzyme_allocation_like``,

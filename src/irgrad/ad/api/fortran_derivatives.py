@@ -40,7 +40,7 @@ from irgrad.ad.core.signatures import (
 )
 from irgrad.ad.core.tape_runtime import pop_frame, tape_push_function
 from irgrad.ad.reverse.tape import on_caller_stack
-from irgrad.ad.rules.fortran import FORTRAN_RULES, FortranOperands, FortranRule
+from irgrad.ad.rules import FORTRAN_RULES, FortranOperands, FortranRule
 from irgrad.ad.rules.fortran_emit import DescriptorEmitter
 from irgrad.ad.rules.fortran_helpers import c64, rank, release_copy_function
 from irgrad.analysis.fortran_runtime import (

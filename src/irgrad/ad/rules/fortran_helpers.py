@@ -147,7 +147,7 @@ def counted_loop(b: IRBuilder, n: ir.Value, body: Callable[[IRBuilder, ir.Value]
 
 
 def count_function(module: ir.Module) -> ir.Function:
-    fn = _helper(module, COUNT, ir.FunctionType(ir.i64, [ir.ptr]), ["d"])
+    fn = _helper(module, COUNT, ir.FunctionType(ir.i64, [ir.ptr]), ["d"], inline=False)
     if fn is None:
         return _existing(module, COUNT)
     (d,) = fn.args
@@ -161,7 +161,8 @@ def count_function(module: ir.Module) -> ir.Function:
 
 
 def offset_function(module: ir.Module) -> ir.Function:
-    fn = _helper(module, OFFSET, ir.FunctionType(ir.i64, [ir.ptr, ir.i64]), ["d", "k"])
+    fn = _helper(module, OFFSET, ir.FunctionType(ir.i64, [ir.ptr, ir.i64]), ["d", "k"],
+                 inline=False)
     if fn is None:
         return _existing(module, OFFSET)
     d, k = fn.args
@@ -183,7 +184,7 @@ def offset_function(module: ir.Module) -> ir.Function:
 
 def contiguous_function(module: ir.Module) -> ir.Function:
     """``i1 (ptr d)``: the elements lie in element order, ``elem_len`` apart."""
-    fn = _helper(module, CONTIGUOUS, ir.FunctionType(ir.i1, [ir.ptr]), ["d"])
+    fn = _helper(module, CONTIGUOUS, ir.FunctionType(ir.i1, [ir.ptr]), ["d"], inline=False)
     if fn is None:
         return _existing(module, CONTIGUOUS)
     (d,) = fn.args
@@ -206,7 +207,8 @@ def contiguous_function(module: ir.Module) -> ir.Function:
 
 def true_at_function(module: ir.Module) -> ir.Function:
     """``i1 (ptr mask, i64 k)``: the k-th element of a logical array is true."""
-    fn = _helper(module, TRUE_AT, ir.FunctionType(ir.i1, [ir.ptr, ir.i64]), ["mask", "k"])
+    fn = _helper(module, TRUE_AT, ir.FunctionType(ir.i1, [ir.ptr, ir.i64]), ["mask", "k"],
+                 inline=False)
     if fn is None:
         return _existing(module, TRUE_AT)
     mask, k = fn.args
@@ -443,7 +445,7 @@ def dot_function(module: ir.Module) -> ir.Function:
 
 def reallocates_function(module: ir.Module) -> ir.Function:
     ft = ir.FunctionType(ir.i1, [ir.ptr, ir.ptr])
-    fn = _helper(module, REALLOCATES, ft, ["to", "from"])
+    fn = _helper(module, REALLOCATES, ft, ["to", "from"], inline=False)
     if fn is None:
         return _existing(module, REALLOCATES)
     to, frm = fn.args
@@ -476,7 +478,7 @@ def slice_function(module: ir.Module) -> ir.Function:
     """``void (ptr dst, ptr src, i64 dim, i64 index)``: ``dst`` = the section of ``src``
     at (zero-based) ``index`` along (zero-based) dimension ``dim``: one rank less."""
     ft = ir.FunctionType(ir.void, [ir.ptr, ir.ptr, ir.i64, ir.i64])
-    fn = _helper(module, SLICE, ft, ["dst", "src", "dim", "index"])
+    fn = _helper(module, SLICE, ft, ["dst", "src", "dim", "index"], inline=False)
     if fn is None:
         return _existing(module, SLICE)
     dst, src, dim, index = fn.args
