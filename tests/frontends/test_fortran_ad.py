@@ -1,17 +1,30 @@
 """Fortran differentiated through ``irgrad cc``, called from Fortran through ``bind(C)``
-interfaces to ``__enzyme_autodiff``/``__enzyme_fwddiff``: a module with a derived type
-holding allocatable components (flang's ``_FortranADestroy`` releases them, and their
-shadows), a module variable, arrays allocated and freed inside the differentiated
-function, ``matmul``, ``dot_product`` and ``sum``. The program checks its gradient
-against central differences and forward against reverse mode, and prints OK.
+interfaces to ``__enzyme_autodiff``/``__enzyme_fwddiff``. Each program checks its
+gradient against central differences and forward against reverse mode, and prints OK:
 
-flang-22 inlines ``matmul``/``dot_product``/``sum`` at -O1..-O3 (checked below); at -O0
-it calls its runtime (``_FortranAMatmulReal8Real8``, ``_FortranASumReal8``, ...), which
-has no derivative rules yet: irgrad reports that, located at the Fortran line.
+* ``allocatable_matmul.f90``: a derived type with allocatable components (flang's
+  ``_FortranADestroy`` releases them, and their shadows), a module variable, arrays
+  allocated and freed inside the differentiated function, ``matmul``, ``dot_product``,
+  ``sum``;
+* ``regression.f90``: a regression model in a module -- module data, parameters unpacked
+  with ``reshape`` into allocatables (``allocate(..., stat=)``), ``matmul`` + ``tanh`` in
+  a loop over samples on work arrays that reallocate on assignment, a derived type,
+  ``maxval(abs(matmul(transpose(w), v)))``;
+* ``bead_chain.f90``: arrays of derived types allocated through the runtime,
+  ``cshift``, ``spread``, ``sum(dim=)``, ``norm2``, windows reallocated in a loop,
+  ``allocate(source=)``, ``minval``, a masked ``sum``, and ``real(4)`` routines.
+
+At ``-O0`` flang calls its runtime for the array intrinsics (``_FortranASumReal8``,
+``_FortranAMatmulReal8Real8``...), at every level for ``spread``, ``norm2``,
+assignments that may reallocate (``_FortranAAssign``) and allocations with ``stat=`` or of
+derived types: each level exercises irgrad's rules for the runtime
+(:mod:`irgrad.ad.rules.fortran`). The programs run with glibc's heap checks on, so a
+shadow block freed twice or written after its release aborts them.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -22,8 +35,18 @@ import pytest
 from irgrad.frontends.fortran import compile_fortran
 
 HERE = Path(__file__).resolve().parent / "fortran"
-PROGRAM = HERE / "allocatable_matmul.f90"
+PROGRAMS = ("allocatable_matmul.f90", "regression.f90", "bead_chain.f90")
 INTRINSICS = ("_FortranAMatmulReal8Real8", "_FortranADotProductReal8", "_FortranASumReal8")
+# runtime routines each program calls at every level (so -O1..-O3 exercise rules too)
+RUNTIME_AT_EVERY_LEVEL = {
+    "allocatable_matmul.f90": ("_FortranADestroy",),
+    "regression.f90": ("_FortranAAssign", "_FortranAAllocatableAllocate",
+                       "_FortranAAllocatableDeallocate", "_FortranADestroy"),
+    "bead_chain.f90": ("_FortranASpread", "_FortranANorm2_8", "_FortranANorm2_4",
+                       "_FortranAAssign", "_FortranAAllocatableAllocate",
+                       "_FortranAAllocatableAllocateSource"),
+}
+HEAP_CHECKS = {**os.environ, "MALLOC_CHECK_": "3", "MALLOC_PERTURB_": "165"}
 
 
 def _cc(src: Path, level: str, exe: Path) -> subprocess.CompletedProcess[str]:
@@ -32,50 +55,69 @@ def _cc(src: Path, level: str, exe: Path) -> subprocess.CompletedProcess[str]:
                           cwd=exe.parent)
 
 
-@pytest.mark.parametrize("level", ["-O1", "-O2", "-O3"])
-def test_fortran_program(level: str, tmp_path: Path) -> None:
+def _run(exe: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60,
+                          env=HEAP_CHECKS)
+
+
+LEVELS = ("-O0", "-O1", "-O2", "-O3")
+# allocatable_matmul.f90's features (a derived type's release, a module variable, matmul)
+# are regression.f90's too: two of its levels are enough
+RUNS = [(p, level) for p in PROGRAMS for level in LEVELS
+        if p != "allocatable_matmul.f90" or level in ("-O0", "-O2")]
+
+
+@pytest.mark.parametrize(("program", "level"), RUNS)
+def test_fortran_program(program: str, level: str, tmp_path: Path) -> None:
     exe = tmp_path / "prog"
-    proc = _cc(PROGRAM, level, exe)
+    proc = _cc(HERE / program, level, exe)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60)
+    run = _run(exe)
     assert run.returncode == 0 and run.stdout.rstrip().endswith("OK"), run.stdout + run.stderr
 
 
-def test_fortran_O0_runtime_intrinsic_is_a_located_error(tmp_path: Path) -> None:
-    proc = _cc(PROGRAM, "-O0", tmp_path / "prog")
-    assert proc.returncode == 2, proc.stderr[-4000:]
-    m = re.search(r"allocatable_matmul\.f90:(\d+):\d+: error: No derivative found for "
-                  r"(_Fortran\w+) in function loss", proc.stderr)
-    assert m is not None, proc.stderr[-4000:]
-    assert m.group(2) in INTRINSICS
-    line = PROGRAM.read_text().splitlines()[int(m.group(1)) - 1]
-    assert any(word in line for word in ("matmul", "dot_product", "sum")), line
-    assert "Traceback" not in proc.stderr
+def test_the_programs_call_the_runtime(tmp_path: Path) -> None:
+    """The levels the programs run at see the runtime calls the rules are for: the array
+    intrinsics at -O0 (flang inlines them from -O1), allocation, assignment, spread and
+    norm2 at every level (the lowest and the highest checked here)."""
+    for level in (0, 3):
+        for program, names in RUNTIME_AT_EVERY_LEVEL.items():
+            text = compile_fortran(HERE / program, opt_level=level,
+                                   module_dir=tmp_path).decode()
+            missing = [n for n in names if f"@{n}(" not in text]
+            assert not missing, (program, level, missing)
+            if program == "allocatable_matmul.f90":
+                calls = {name for name in INTRINSICS if f"@{name}(" in text}
+                assert calls == (set(INTRINSICS) if level == 0 else set()), (level, calls)
 
 
-def test_flang_inlines_the_array_intrinsics_from_O1(tmp_path: Path) -> None:
-    """The levels the program is differentiated at see loops, not runtime calls; the
-    derived type's release stays a runtime call at every level."""
-    for level in (0, 1, 2, 3):
-        text = compile_fortran(PROGRAM, opt_level=level, module_dir=tmp_path).decode()
-        calls = {name for name in INTRINSICS if f"@{name}(" in text}
-        assert calls == (set(INTRINSICS) if level == 0 else set()), (level, calls)
-        assert "call void @_FortranADestroy(" in text
+PRODUCT = """
+function g(x, n) result(e) bind(c, name="g")
+  use iso_c_binding
+  implicit none
+  integer(c_int), value :: n
+  real(c_double), intent(in) :: x(n)
+  real(c_double) :: e
+  e = sum(x) + product(x)
+end function
+"""
 
 
-def test_readme_fortran_section(tmp_path: Path) -> None:
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    start = text.index("\n## Fortran\n")
-    section = text[start:text.find("\n## ", start + 1)]
-    blocks = re.findall(r"^```fortran\n(.*?)^```", section, flags=re.S | re.M)
-    assert len(blocks) == 1
-    src = tmp_path / "energy.f90"
-    src.write_text(blocks[0])
-    proc = _cc(src, "-O2", tmp_path / "energy")
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    run = subprocess.run([str(tmp_path / "energy")], capture_output=True, text=True,
-                         check=False, timeout=60)
-    assert run.returncode == 0 and run.stdout.split() == ["5.00", "16.00", "33.00"], run.stdout
+def test_runtime_routine_without_a_rule_is_a_located_error(tmp_path: Path) -> None:
+    """A runtime routine irgrad has no rule for is refused at the Fortran line, not
+    differentiated wrongly."""
+    import numpy as np
+
+    import irgrad
+    from irgrad.errors import DifferentiationError
+
+    src = tmp_path / "product.f90"
+    src.write_text(PRODUCT)
+    lib = irgrad.compile(src, opt_level=0, cache_dir=tmp_path / "cache")
+    with pytest.raises(DifferentiationError,
+                       match=r"product\.f90:8:\d+: error: No derivative found for "
+                             r"_FortranAProductReal8"):
+        lib.gradient("g")(np.ones(3), 3)
 
 
 STAT_ALLOCATE = """
@@ -89,24 +131,41 @@ function g(x, n) result(e) bind(c, name="g")
   integer :: ierr
   allocate(a(n), stat=ierr)
   a(:) = x * 2
-  e = sum(a * a)
+  e = sum(a * a) + maxval(a)
   deallocate(a, stat=ierr)
 end function
 """
 
 
-def test_runtime_allocation_is_a_located_error(tmp_path: Path) -> None:
-    """allocate/deallocate with stat= call flang's runtime, which irgrad does not
-    differentiate yet: an error at the Fortran line, not a wrong derivative."""
+@pytest.mark.parametrize("level", [0, 2])
+def test_python_api_runtime_allocation(level: int, tmp_path: Path) -> None:
+    """allocate/deallocate with stat= (flang's runtime at every level) through the Python
+    API: the gradient of sum((2x)^2) + max(2x) is 8x + 2 e_argmax."""
     import numpy as np
 
     import irgrad
-    from irgrad.errors import DifferentiationError
 
     src = tmp_path / "stat.f90"
     src.write_text(STAT_ALLOCATE)
-    lib = irgrad.compile(src, opt_level=2, cache_dir=tmp_path / "cache")
-    with pytest.raises(DifferentiationError,
-                       match=r"stat\.f90:13:\d+: error: No derivative found for "
-                             r"_FortranAAllocatableDeallocate"):
-        lib.gradient("g")(np.ones(3), 3)
+    lib = irgrad.compile(src, opt_level=level, cache_dir=tmp_path / "cache")
+    x = np.array([0.5, -1.0, 2.0, 1.5])
+    expected = 8 * x
+    expected[2] += 2
+    np.testing.assert_allclose(lib.gradient("g")(x, 4), expected, rtol=1e-12)
+
+
+def test_readme_fortran_section(tmp_path: Path) -> None:
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = text.index("\n## Fortran\n")
+    section = text[start:text.find("\n## ", start + 1)]
+    blocks = re.findall(r"^```fortran\n(.*?)^```", section, flags=re.S | re.M)
+    assert len(blocks) == 1
+    src = tmp_path / "energy.f90"
+    src.write_text(blocks[0])
+    command = re.search(r"^irgrad cc (-O\d) energy\.f90 -o energy && \./energy +# (.*)$",
+                        section, flags=re.M)
+    assert command is not None
+    proc = _cc(src, command.group(1), tmp_path / "energy")
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    run = _run(tmp_path / "energy")
+    assert run.returncode == 0 and run.stdout.split() == command.group(2).split(), run.stdout

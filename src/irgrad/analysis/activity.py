@@ -40,12 +40,9 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.analysis.allocating_functions import FreshMemo, returns_fresh_allocation
+from irgrad.analysis.fortran_runtime import reads_descriptor
 from irgrad.analysis.function_pointers import as_function, points_into_function_table
-from irgrad.analysis.global_activity import (
-    NO_ACTIVE_GLOBALS,
-    GlobalActivity,
-    has_float,
-)
+from irgrad.analysis.global_activity import NO_ACTIVE_GLOBALS, GlobalActivity, has_float
 from irgrad.analysis.known_functions import (
     callee_name,
     free_pointer_arg,
@@ -479,8 +476,8 @@ def local_writes(local: ir.Value) -> list[ir.Instruction] | None:
             elif isinstance(u, ir.CallBase):
                 name = callee_name(u)
                 if is_ignored_intrinsic(name) or is_memset(name) or (
-                        use.index == free_pointer_arg(name)):
-                    continue
+                        use.index == free_pointer_arg(name)) or reads_descriptor(name, use.index):
+                    continue  # (flang's runtime reading a descriptor)
                 if is_memory_transfer(name):
                     if u.args[0] is p and u.args[1] is not p:
                         writes.append(u)

@@ -8,6 +8,8 @@ The derivative *rules* of the math functions live in :mod:`irgrad.ad.rules`, whi
 the names from :data:`LIBM_FUNCTIONS`. BLAS and LAPACK routines, in every spelling, are
 described argument by argument in :mod:`irgrad.analysis.blas` (what they read and write,
 what their pointers hold); their rules are :mod:`irgrad.ad.rules.blas` and siblings.
+flang's runtime (array intrinsics, allocation and assignment through descriptors) is
+:mod:`irgrad.analysis.fortran_runtime`, its rules :mod:`irgrad.ad.rules.fortran`.
 
 A module can teach irgrad its own functions with Enzyme's registrations and attributes
 (``__enzyme_inactivefn``, ``__enzyme_function_like``, ``__enzyme_allocation_like``,
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from irgrad.analysis.fortran_runtime import is_fortran_bookkeeping, is_fortran_inactive
 from irgrad.analysis.rust_runtime import (
     RUST_DEALLOC_SIZE_ARG,
     is_rust_deallocator,
@@ -343,13 +346,14 @@ def enzyme_hint(name: str | None) -> str | None:
 class InactiveNames(frozenset[str]):
     """A set of function names that also contains every name with an inactive prefix
     (C runtimes, the C++ standard library's text, I/O and error machinery, Enzyme's
-    hints, and Rust's panics and runtime probes)."""
+    hints, Rust's panics and runtime probes, flang's I/O and termination calls)."""
 
     def __contains__(self, name: object) -> bool:
         return super().__contains__(name) or (
             isinstance(name, str)
             and (name.startswith(INACTIVE_PREFIXES) or is_cxx_inactive(name)
-                 or enzyme_hint(name) is not None or is_rust_inactive(name)))
+                 or enzyme_hint(name) is not None or is_rust_inactive(name)
+                 or is_fortran_inactive(name)))
 
 
 # External functions that never carry derivatives and never write user data: I/O, time,
@@ -402,8 +406,10 @@ def is_ignored_intrinsic(name: str | None) -> bool:
 
 def is_inactive_call(name: str | None) -> bool:
     """A call that carries no derivative whatever its arguments (the library functions
-    above, and the module's own functions registered inactive: those may write memory)."""
+    above, flang's descriptor bookkeeping, and the module's own functions registered
+    inactive: those two may write memory)."""
     return (is_inactive_function(name) or is_ignored_intrinsic(name)
+            or is_fortran_bookkeeping(name)
             or (name is not None and name in _module().inactive))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from irgrad import ir
 from irgrad.analysis.blas import written_arguments
+from irgrad.analysis.fortran_runtime import fortran_written_arguments
 from irgrad.analysis.frees import guaranteed_free_of
 from irgrad.analysis.known_functions import (
     callee_name,
@@ -67,6 +68,8 @@ def written_object(inst: ir.Instruction,
     if is_memory_transfer(name) or is_memset(name):
         return underlying_object(inst.args[0])
     written = written_arguments(inst)  # BLAS/LAPACK: only its output arrays
+    if written is None:  # flang's runtime: its output descriptors
+        written = fortran_written_arguments(inst)
     if written is not None and len(written) <= 1:
         return underlying_object(written[0]) if written else _NO_WRITE
     if (is_inactive_function(name) or name.startswith("llvm.")

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from irgrad.analysis.blas import is_blas_function, pointer_element
+from irgrad.analysis.fortran_descriptors import descriptor_trees
 from irgrad.analysis.known_functions import (
     enzyme_hint,
     is_allocation,
@@ -456,6 +457,11 @@ class _FunctionTypeAnalysis:
             return
         if fn is not None and fn.is_declaration and is_blas_function(name):
             self.visit_blas_call(call)
+            return
+        if fn is not None and fn.is_declaration and (descriptors := descriptor_trees(call)):
+            for a, tree in descriptors:  # flang's runtime: what its descriptors hold
+                self.set_scalar(a, POINTER)
+                self.update_pointee(a, tree)
             return
         if fn is not None and fn.is_declaration:
             if is_math_function(name) or is_math_intrinsic(name):

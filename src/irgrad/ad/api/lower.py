@@ -23,6 +23,7 @@ from irgrad import ir
 from irgrad.ad.api.batch import lower_batch_call
 from irgrad.ad.api.blas_derivatives import synthesize_blas
 from irgrad.ad.api.entry_calls import SPLIT_MODES, ParsedCall, call_error, parse_call
+from irgrad.ad.api.fortran_derivatives import synthesize_fortran
 from irgrad.ad.api.hints import advance_iterations, check_hints, resolve_hints
 from irgrad.ad.api.integer_pointers import restore_pointers_in
 from irgrad.ad.api.markers import EntryKind, entry_kind, enzyme_calls, remove_markers
@@ -33,7 +34,7 @@ from irgrad.ad.api.small_loops import differentiated_functions as reachable_defi
 from irgrad.ad.api.split import lower_augmentsize, lower_split_call
 from irgrad.ad.api.vector_reverse import lower_vector_reverse
 from irgrad.ad.api.virtual import lower_virtual_reverse
-from irgrad.ad.core.config import DerivativeMode
+from irgrad.ad.core.config import DerivativeMode, FnConfig
 from irgrad.ad.core.context import ContextHooks, DerivativeContext
 from irgrad.ad.core.defined_lanes import define_undefined_lanes
 from irgrad.ad.core.invoke import lower_invoke
@@ -52,13 +53,19 @@ SYNTHESIZERS = {
 }
 
 
+def _library(ctx: DerivativeContext, config: FnConfig) -> ir.Function | None:
+    """Derivatives of library routines from their rule tables (BLAS/LAPACK, flang's
+    runtime)."""
+    return synthesize_blas(ctx, config) or synthesize_fortran(ctx, config)
+
+
 def new_context(module: ir.Module, registrations: Registrations | None = None
                 ) -> DerivativeContext:
     """A derivative context for ``module`` that synthesizes every derivative mode and
     honours the module's registrations (custom derivatives, inactive functions...)."""
     reg = registrations if registrations is not None else read_registrations(module)
     return DerivativeContext(module, SYNTHESIZERS, ContextHooks(
-        prepare=lower_nested_calls, finish=advance_iterations, library=synthesize_blas),
+        prepare=lower_nested_calls, finish=advance_iterations, library=_library),
         custom=reg.custom, known=reg.known())
 
 

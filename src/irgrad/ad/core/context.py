@@ -40,6 +40,7 @@ from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
 from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
 from irgrad.ad.core.tape_runtime import without_tape_cache
 from irgrad.analysis.blas import blas_function
+from irgrad.analysis.fortran_runtime import fortran_routine
 from irgrad.analysis.known_functions import (
     NO_MODULE_FUNCTIONS,
     ModuleFunctions,
@@ -132,10 +133,12 @@ class DerivativeContext:
 
     def has_library_rule(self, fn: Function | None) -> bool:
         """Is ``fn`` a declared library routine whose derivatives come from a rule table
-        (BLAS/LAPACK, :mod:`irgrad.analysis.blas`), like a custom derivative: its calls
+        (BLAS/LAPACK, :mod:`irgrad.analysis.blas`; flang's runtime,
+        :mod:`irgrad.analysis.fortran_runtime`), like a custom derivative: its calls
         always take the augmented path."""
         return (fn is not None and fn.is_declaration and not self.custom.has(fn)
-                and blas_function(fn.name) is not None)
+                and (blas_function(fn.name) is not None
+                     or fortran_routine(fn.name) is not None))
 
 
     def _differentiate(self, config: FnConfig) -> Function:

@@ -63,6 +63,7 @@ from irgrad.ad.reverse.memory import (
 from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.ad.reverse.vector_intrinsics import is_vector_intrinsic, reverse_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.analysis.fortran_runtime import fortran_routine
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
@@ -110,6 +111,8 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
     config = call_config(gu, fn, call.args, call, DerivativeMode.REVERSE_PRIMAL)
     if library:  # what the rule need not copy to its tape
         config = replace(config, extra=((NOT_OVERWRITTEN_KEY, kept_arguments(gu, call)),))
+        if fortran_routine(name) is not None:  # its tape and deferred frees: our state
+            config = replace(config, extra=(*config.extra, (TAPE_ON_CALLER_STACK_KEY, True)))
     elif kept := rereadable_arguments(gu, call, fn):  # re-read in the callee's reverse
         config = replace(config, extra=(*config.extra, (NOT_OVERWRITTEN_KEY, kept)))
     if not custom and config.return_type is not DiffeType.DUP and \

@@ -2,7 +2,8 @@
 
 ``lookup_instruction("fmul")``, ``lookup_intrinsic("llvm.sin.f64")`` and
 ``lookup_call("atanf")`` return a :class:`Rule` (or None); ``all_rules()`` lists them.
-Importing this package registers every table (arith, intrinsics, libm).
+Importing this package registers every table (arith, intrinsics, libm, BLAS, flang's
+runtime).
 """
 
 from irgrad.ad.rules import (  # noqa: F401  (register the tables)
@@ -12,10 +13,13 @@ from irgrad.ad.rules import (  # noqa: F401  (register the tables)
     blas_lu,
     blas_lu_solve,
     blas_triangular,
+    fortran,
+    fortran_alloc,
     intrinsics,
     libm,
 )
 from irgrad.ad.rules.blas_rule import BLAS_RULES, BlasOperands, BlasRule
+from irgrad.ad.rules.fortran_rule import FORTRAN_RULES, FortranOperands, FortranRule
 from irgrad.ad.rules.masked import masked_kind
 from irgrad.ad.rules.rule import (
     Rule,
@@ -37,8 +41,11 @@ def intrinsic_has_derivative(name: str) -> bool:
 
 __all__ = [
     "BLAS_RULES",
+    "FORTRAN_RULES",
     "BlasOperands",
     "BlasRule",
+    "FortranOperands",
+    "FortranRule",
     "Rule",
     "all_rules",
     "intrinsic_base_name",

@@ -1,0 +1,160 @@
+"""Derivatives of flang's allocation and assignment through descriptors: ``allocate``
+(with ``stat=``, ``source=``, of derived types), ``deallocate`` and ``_FortranAAssign``
+(an assignment that may (re)allocate an allocatable left side). The shadow descriptor
+follows its primal: a successful allocation gives it the primal's shape and a zeroed
+block of its own, a deallocation releases that block (at once in forward mode, after the
+reverse pass in reverse mode: the reverse of earlier code still adds into it), and where
+the runtime gives an assignment's left side a new block the shadow gets a new zeroed one.
+An assignment's tangent is the runtime's ``Assign`` of the tangents; its adjoint moves
+into the right side (through a copy: the two may overlap) and is zeroed on the left.
+"""
+
+from __future__ import annotations
+
+from irgrad import ir
+from irgrad.ad.rules.fortran_emit import DescriptorEmitter
+from irgrad.ad.rules.fortran_rule import (
+    FortranOperands,
+    FortranRule,
+    Saves,
+    def_fortran,
+    no_saves,
+    nothing,
+    shadow_of,
+    views,
+)
+from irgrad.analysis.fortran_runtime import ATTRIBUTE_OTHER
+
+
+# -- assignment: to = from, (re)allocating an allocatable ``to`` ------------------------------
+def _assign_before(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if not o.active("to"):
+        return
+    b = e.b
+    o.before["realloc"] = e.reallocates(o.v["to"], o.v["from"])
+    o.before["was"] = b.icmp("ne", e.base(o.v["to"]), ir.ConstantPointerNull(ir.ptr))
+    o.before["old"] = e.shadow_view(o.v["to"], shadow_of(o, "to"))
+
+
+def _assign_shadow(e: DescriptorEmitter, o: FortranOperands) -> None:
+    """Where the runtime gave ``to`` a new block, the shadow gets a zeroed one of its own
+    (the old shadow block released as the old primal block was)."""
+    if not o.active("to"):
+        return
+    _, join = e.if_then(o.before["realloc"], "realloc")
+    _, inner = e.if_then(o.before["was"], "release")
+    assert o.release is not None
+    o.release(e, o.before["old"])
+    e.join(inner)
+    e.view_into(shadow_of(o, "to"), o.v["to"], e.zeroed_block(o.v["to"]))
+    e.join(join)
+
+
+def _assign_forward(e: DescriptorEmitter, o: FortranOperands) -> ir.Value | None:
+    if not o.active("to"):
+        return None
+    dto = e.shadow_view(o.v["to"], shadow_of(o, "to"))
+    e.set_attribute(dto, ATTRIBUTE_OTHER)  # copy into the block, never reallocate it
+    _, join = e.if_then(e.b.icmp("ne", e.base(dto), ir.ConstantPointerNull(ir.ptr)), "to")
+    if o.active("from"):
+        e.assign(dto, e.tangent(o.v["from"], shadow_of(o, "from")))
+    else:
+        e.zero(dto)
+    e.join(join)
+    return None
+
+
+def _assign_reverse(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if not o.active("to"):
+        return
+    dto = shadow_of(o, "to")
+    _, join = e.if_then(e.b.icmp("ne", e.base(dto), ir.ConstantPointerNull(ir.ptr)), "to")
+    adjoint = e.new_descriptor()  # dfrom += dto through a copy: the two may overlap
+    if o.active("from"):
+        e.copy(adjoint, dto)
+    e.zero(dto)
+    if o.active("from"):
+        e.add(shadow_of(o, "from"), adjoint)
+        e.free(e.base(adjoint))
+    e.join(join)
+
+
+def_fortran(FortranRule("assign", lambda o: views(o, "to", "from"), _assign_forward,
+                        _assign_reverse, before=_assign_before, shadow=_assign_shadow,
+                        slot_rank="to"))
+
+
+# -- allocate, allocate(..., source=), deallocate -----------------------------------------------
+def _allocate_shadow(e: DescriptorEmitter, o: FortranOperands) -> None:
+    """A successful allocation: the shadow descriptor gets the primal's shape and a zeroed
+    block of its own."""
+    if not o.active("desc"):
+        return
+    assert o.result is not None
+    _, join = e.if_then(e.b.icmp("eq", o.result, ir.ConstantInt(o.result.type, 0)), "alloc")
+    e.view_into(shadow_of(o, "desc"), o.v["desc"], e.zeroed_block(o.v["desc"]))
+    e.join(join)
+
+
+def _source_forward(e: DescriptorEmitter, o: FortranOperands) -> ir.Value | None:
+    if not (o.active("desc") and o.active("source_desc")):
+        return None
+    assert o.result is not None
+    _, join = e.if_then(e.b.icmp("eq", o.result, ir.ConstantInt(o.result.type, 0)), "alloc")
+    dst = e.shadow_view(o.v["desc"], shadow_of(o, "desc"))
+    e.set_attribute(dst, ATTRIBUTE_OTHER)
+    e.assign(dst, e.tangent(o.v["source_desc"], shadow_of(o, "source_desc")))
+    e.join(join)
+    return None
+
+
+def _source_saves(o: FortranOperands) -> Saves:
+    if not (o.active("desc") and o.active("source_desc")):
+        return []
+    return ["value:ok", *views(o, "desc", "source_desc")]
+
+
+def _source_augment(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if o.active("desc") and o.active("source_desc"):  # (a pointer: null when it failed)
+        assert o.result is not None
+        ok = e.b.icmp("eq", o.result, ir.ConstantInt(o.result.type, 0))
+        o.saved["ok"] = e.b.inttoptr(e.b.zext(ok, ir.i64), ir.ptr)
+
+
+def _source_reverse(e: DescriptorEmitter, o: FortranOperands) -> None:
+    ok = o.saved.get("ok")
+    if ok is None:
+        return
+    _, join = e.if_then(e.b.icmp("ne", ok, ir.ConstantPointerNull(ir.ptr)), "alloc")
+    e.add(shadow_of(o, "source_desc"), shadow_of(o, "desc"))
+    e.zero(shadow_of(o, "desc"))
+    e.join(join)
+
+
+def _deallocate_before(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if o.active("desc"):
+        o.before["old"] = e.shadow_view(o.v["desc"], shadow_of(o, "desc"))
+        o.before["was"] = e.b.icmp("ne", e.base(o.v["desc"]), ir.ConstantPointerNull(ir.ptr))
+
+
+def _deallocate_shadow(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if not o.active("desc"):
+        return
+    assert o.result is not None and o.release is not None
+    b = e.b
+    done = b.and_(o.before["was"], b.icmp("eq", o.result, ir.ConstantInt(o.result.type, 0)))
+    _, join = e.if_then(done, "dealloc")
+    o.release(e, o.before["old"])
+    b.store(ir.ConstantPointerNull(ir.ptr), shadow_of(o, "desc"))
+    e.join(join)
+
+
+def_fortran(FortranRule("allocate", no_saves, nothing, nothing, shadow=_allocate_shadow))
+def_fortran(FortranRule("allocate_source", _source_saves, _source_forward, _source_reverse,
+                        shadow=_allocate_shadow, augment=_source_augment,
+                        slot_rank="desc"))
+def_fortran(FortranRule("deallocate", no_saves, nothing, nothing,
+                        before=_deallocate_before, shadow=_deallocate_shadow))
+
+
+__all__: list[str] = []
