@@ -23,6 +23,7 @@ from irgrad.analysis.known_functions import (
     is_math_intrinsic,
 )
 from irgrad.analysis.layout import aggregate_offset, alloc_size, store_size
+from irgrad.analysis.overflow_intrinsics import is_overflow_intrinsic, overflow_result_tree
 from irgrad.analysis.tbaa import TBAATypes
 from irgrad.analysis.type_results import (
     NARROW_INTEGER_BITS,
@@ -429,6 +430,12 @@ class _FunctionTypeAnalysis:
             return
         if _MEMSET_RE.match(name) and len(args) >= 3:
             self.set_scalar(args[2], INTEGER)
+            return
+        if is_overflow_intrinsic(name):  # -fsanitize's `add nsw`: integers
+            address = any(self.get(a).scalar_type().is_pointer for a in args)
+            self.update(call, overflow_result_tree(call.type, address))
+            for a in args if not address else ():
+                self.set_scalar(a, INTEGER)
             return
         if fn is not None and fn.is_declaration and is_blas_function(name):
             self.visit_blas_call(call)

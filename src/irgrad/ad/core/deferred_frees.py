@@ -40,7 +40,10 @@ the unsized form of the primal's), called through the list.
 
 from __future__ import annotations
 
+import re
+
 from irgrad import ir
+from irgrad.ad.core.allocations import release_wrapper
 from irgrad.ad.core.tape_runtime import STATE_TYPE, new_helper
 from irgrad.analysis.known_functions import callee_name, free_pointer_arg
 from irgrad.analysis.release_functions import release_argument
@@ -125,6 +128,23 @@ _RELEASE_TYPE = ir.FunctionType(ir.void, [ir.ptr])
 def release_function(module: ir.Module, deallocator: str) -> ir.Function:
     """The function that releases the shadow of a block ``deallocator`` frees."""
     return module.get_or_insert_function(DEALLOCATORS[deallocator], _RELEASE_TYPE)
+
+
+_ALIGNED_DELETE = re.compile(r"^_Zd([la])Pvm?St11align_val_t$")
+
+
+def shadow_release_for(module: ir.Module, call: ir.CallBase) -> ir.Function | None:
+    """The function of one pointer that releases the shadow of the block the deallocator
+    call ``call`` frees: the unsized form of ``free``/``operator delete``; aligned
+    ``operator delete`` with its (constant) alignment. None for other deallocators."""
+    name = callee_name(call) or ""
+    if name in DEALLOCATORS:
+        return release_function(module, name)
+    m = _ALIGNED_DELETE.match(name)
+    align = call.args[-1] if m and len(call.args) >= 2 else None
+    if isinstance(align, ir.ConstantInt):
+        return release_wrapper(module, f"_Zd{m.group(1)}PvSt11align_val_t", [align])  # type: ignore[union-attr]
+    return None
 
 
 def _order_function(module: ir.Module) -> ir.Function:
@@ -238,10 +258,11 @@ def deferring_release(module: ir.Module, fn: ir.Function) -> ir.Function:
         callee, dealloc = inst.called_function, callee_name(inst)
         k = free_pointer_arg(dealloc)
         if k is not None:
-            if dealloc in DEALLOCATORS:
+            release = shadow_release_for(module, inst)
+            if release is not None:
                 b.call(defer_free_function(module),
-                       [state, inst.args[k], release_function(module, dealloc),
-                        ir.ConstantInt(ir.i1, 0), ir.ConstantPointerNull(ir.ptr),
+                       [state, inst.args[k], release, ir.ConstantInt(ir.i1, 0),
+                        ir.ConstantPointerNull(ir.ptr),
                         ir.ConstantInt(ir.i64, FREED_IF_ALLOCATED)])
         elif callee is not None and release_argument(callee) is not None:
             b.call(deferring_release(module, callee), [*inst.args, state])
@@ -275,4 +296,5 @@ def without_deferred_frees(fn: ir.Function) -> None:
 
 __all__ = ["ALLOCATED", "DEALLOCATORS", "FREED", "FREED_IF_ALLOCATED", "LIST_FIELD",
            "LIST_TYPE", "defer_free_function", "deferring_release",
-           "drain_frees_function", "release_function", "without_deferred_frees"]
+           "drain_frees_function", "release_function", "shadow_release_for",
+           "without_deferred_frees"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.allocations import allocation_bytes
+from irgrad.ad.core.allocations import allocation_bytes, one_argument_release, release_block
 from irgrad.ad.core.deferred_frees import ALLOCATED
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.core.function_shadows import constant_has_shadow
@@ -384,14 +384,11 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
         return
     bb = call.parent
     assert bb is not None
-    custom = gu.module.get_function(alloc.free_function) if alloc and alloc.free_function else None
-    rest = [gu.lookup_primal(a, bb) for a in call.args] if custom is not None else []
+    args = [gu.lookup_primal(a, bb) for a in call.args] if alloc and alloc.free_function \
+        else []
 
-    def release(ptr: ir.Value) -> None:
-        if alloc is not None and custom is not None:  # __enzyme_allocation_like's free
-            b.call(custom, [ptr if i < 0 else rest[i] for i in alloc.free_args])
-        else:
-            b.call(gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [ptr])
+    def release(ptr: ir.Value) -> None:  # as its allocator's memory is freed
+        release_block(b, gu.module, alloc, ptr, args)
 
     if call in gu.deferred_releases:
         return  # released by the calls that freed it (release_deferred)
@@ -399,8 +396,10 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
         release(gu.lookup_primal(call, bb))
     if releases_shadow_at_reverse(gu, call):
         shadow = gu.lookup_shadow(call, bb, call)
-        if call in gu.listed_shadow_allocations:  # a free of mixed origin lists it too
-            gu.ensure_tape().defer_free(b, shadow, "free", now=True)
+        listed = one_argument_release(gu.module, alloc, args) \
+            if call in gu.listed_shadow_allocations else None
+        if listed is not None:  # a free of mixed origin lists it too: released once
+            gu.ensure_tape().defer_free(b, shadow, listed, now=True)
         else:
             release(shadow)
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.deferred_frees import DEALLOCATORS, FREED, FREED_IF_ALLOCATED
+from irgrad.ad.core.deferred_frees import FREED, FREED_IF_ALLOCATED, shadow_release_for
 from irgrad.ad.reverse.memory import releases_shadow_at_reverse
 from irgrad.ad.reverse.tape import keeps_deferred_list
-from irgrad.analysis.known_functions import callee_name
+from irgrad.analysis.known_functions import callee_name, is_free
 from irgrad.analysis.release_functions import is_release_call, release_argument
 from irgrad.analysis.underlying_objects import underlying_objects
 from irgrad.ir.builder import IRBuilder
@@ -42,7 +42,8 @@ def defer_shadow_free(gu: GradientUtils, call: ir.CallInst) -> None:
     if is_release_call(call):
         _defer_shadow_release(gu, call)
         return
-    if name not in DEALLOCATORS or not call.args or not gu.is_shadowed(call.args[0]):
+    release = shadow_release_for(gu.module, call) if is_free(name) else None
+    if release is None or not call.args or not gu.is_shadowed(call.args[0]):
         return
     if not keeps_deferred_list(gu.config):
         return  # a tape the user holds: no list outlives its reverse pass
@@ -60,7 +61,7 @@ def defer_shadow_free(gu: GradientUtils, call: ir.CallInst) -> None:
     b = IRBuilder(position=fwd)
     shadow = gu.invert_pointer(call.args[0], call)
     # no active data (a string's characters): its "shadow" may be no block of ours
-    gu.ensure_tape().defer_free(b, shadow, name, now=False, primal=gu.primal(call.args[0]),
+    gu.ensure_tape().defer_free(b, shadow, release, now=False, primal=gu.primal(call.args[0]),
                                 kind=FREED if active else FREED_IF_ALLOCATED)
 
 

@@ -36,7 +36,6 @@ from irgrad.ad.core.deferred_frees import (
     defer_free_function,
     deferring_release,
     drain_frees_function,
-    release_function,
 )
 from irgrad.ad.core.tape_runtime import (
     STATE_TYPE,
@@ -207,18 +206,17 @@ class Tape:
         tc = self.gu.loops.emit_trip_count_with(cl, b)
         return None if tc is None else b.mul(tc, per_iter)
 
-    def defer_free(self, b: IRBuilder, block: ir.Value, deallocator: str | None, *,
+    def defer_free(self, b: IRBuilder, block: ir.Value, release: ir.Function | None, *,
                    now: bool, primal: ir.Value | None = None, kind: int = FREED) -> None:
-        """Release the shadow ``block`` when the outermost reverse pass ends
-        (:mod:`irgrad.ad.core.deferred_frees`; ``kind`` says why it is listed); where no
-        one keeps a list, at once when ``now``, else never. Nothing when ``block`` is
-        ``primal`` (runtime activity: an inactive pointer is its own shadow) or null.
-        ``deallocator`` None: the entry only says we allocated the block."""
+        """Release the shadow ``block`` with ``release`` (a function of the block) when
+        the outermost reverse pass ends (:mod:`irgrad.ad.core.deferred_frees`; ``kind``
+        says why it is listed); where no one keeps a list, at once when ``now``, else
+        never. Nothing when ``block`` is ``primal`` (runtime activity: an inactive pointer
+        is its own shadow) or null. ``release`` None: the entry only says we allocated
+        the block."""
         null = ir.ConstantPointerNull(ir.ptr)
-        release: ir.Value = null if deallocator is None else release_function(
-            self.gu.module, deallocator)
         b.call(defer_free_function(self.gu.module),
-               [self.state, block, release, ir.ConstantInt(ir.i1, int(now)),
+               [self.state, block, release or null, ir.ConstantInt(ir.i1, int(now)),
                 null if primal is None else primal, ir.ConstantInt(ir.i64, kind)])
         self.defers = True
 
