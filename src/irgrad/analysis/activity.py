@@ -41,8 +41,16 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.analysis.allocating_functions import FreshMemo, returns_fresh_allocation
 from irgrad.analysis.fortran_runtime import reads_descriptor
-from irgrad.analysis.function_pointers import as_function, points_into_function_table
-from irgrad.analysis.global_activity import NO_ACTIVE_GLOBALS, GlobalActivity, has_float
+from irgrad.analysis.function_pointers import (
+    as_function,
+    points_into_function_table,
+    points_to_code,
+)
+from irgrad.analysis.global_activity import (
+    NO_ACTIVE_GLOBALS,
+    GlobalActivity,
+    has_float,
+)
 from irgrad.analysis.known_functions import (
     callee_name,
     free_pointer_arg,
@@ -255,7 +263,10 @@ class ActivityAnalysis:
         if op == "alloca":
             return not library_only_local(inst)
         if op in _POINTER_DERIVED:
-            return self._has_shadow(inst.operands[0])
+            base = inst.operands[0]
+            if op == "getelementptr" and points_to_code(base):
+                return False  # into code (a signature before a function): no shadow
+            return self._has_shadow(base)
         if op in ("insertelement", "shufflevector"):  # vectors of pointers (gathers)
             return any(self._has_shadow(o) for o in inst.operands[:2])
         if op == "extractelement" and is_pointer_like(inst.operands[0].type):
@@ -313,7 +324,7 @@ class ActivityAnalysis:
         that only ever holds inactive values (a pointer argument marked ``enzyme_const``, a
         loop counter) gives inactive loads, as Enzyme's activity analysis decides; treating
         them as shadowed would read a shadow nobody wrote (null) and accumulate there."""
-        if pointer not in self.shadowed:
+        if pointer not in self.shadowed or points_to_code(pointer):
             return False
         base = underlying_object(pointer)
         if not _is_local_memory(base):

@@ -264,6 +264,19 @@ def holds_functions(gv: ir.GlobalVariable) -> bool:
         iter(functions_in_initializer(init)), None) is not None
 
 
+def points_to_code(p: ir.Value) -> bool:
+    """Pointer ``p`` addresses machine code: it is a function, or the program calls
+    through it. Bytes near it are code or its prologue data (the signature that
+    ``-fsanitize=function`` reads 8 bytes before an indirectly called function), never
+    data with derivatives; and its shadow, the function's table of derivatives, does not
+    mirror them, so address arithmetic on it has no shadow and loads through it no
+    tangent."""
+    p = strip_pointer_casts(p)
+    if isinstance(p, ir.Function):
+        return True
+    return any(isinstance(u, ir.CallBase) and u.callee is p for u in p.users)
+
+
 def points_into_function_table(c: ir.Value) -> bool:
     """A constant pointer (the global, or a constant GEP/cast of it) into a constant
     global that holds functions."""
@@ -311,6 +324,7 @@ __all__ = [
     "holds_functions",
     "is_exact_global",
     "points_into_function_table",
+    "points_to_code",
     "single_callee",
     "strip_pointer_casts",
     "value_targets",

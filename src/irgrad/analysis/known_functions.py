@@ -112,8 +112,12 @@ ALLOCATORS: dict[str, Allocator] = {
         Allocator("posix_memalign", (2,), align_arg=1, out_arg=0),
         Allocator("valloc", (0,)),
         Allocator("pvalloc", (0,)),
-        *(Allocator(f"_Zn{k}m{tail}", (0,)) for k in "wa" for tail in ("", _NOTHROW)),
-        *(Allocator(f"_Zn{k}m{_ALIGN}{tail}", (0,), align_arg=1)
+        # operator new / new[] (n, [align], [nothrow]): freed by operator delete / delete[]
+        # (with the alignment for the aligned forms)
+        *(Allocator(f"_Zn{k}m{tail}", (0,), free_function=f"_Zd{'l' if k == 'w' else 'a'}Pv")
+          for k in "wa" for tail in ("", _NOTHROW)),
+        *(Allocator(f"_Zn{k}m{_ALIGN}{tail}", (0,), align_arg=1,
+                    free_function=f"_Zd{'l' if k == 'w' else 'a'}Pv{_ALIGN}", free_args=(-1, 1))
           for k in "wa" for tail in ("", _NOTHROW)),
         # irgrad's own tape (irgrad.ad.core.tape_runtime), as a derivative that is itself
         # differentiated calls it: a push is an n-byte frame out of the stack `state`

@@ -23,9 +23,11 @@ from irgrad.analysis.known_functions import (
     is_math_intrinsic,
 )
 from irgrad.analysis.layout import aggregate_offset, alloc_size
+from irgrad.analysis.overflow_intrinsics import is_overflow_intrinsic, overflow_result_tree
 from irgrad.analysis.tbaa import TBAATypes
 from irgrad.analysis.type_offsets import (
     any_offset,
+    is_pointer_recurrence,
     linear_offset,
     minus_one_only,
     periodic,
@@ -324,7 +326,7 @@ class _FunctionTypeAnalysis:
             if idx.type.is_integer:
                 self.set_scalar(idx, INTEGER)
         off, variable, only_first = self.gep_offset(inst)
-        if not variable and off != 0 and self.is_pointer_recurrence(inst):
+        if not variable and off != 0 and is_pointer_recurrence(inst, self._recurrence):
             self.visit_pointer_walk(inst, abs(off))  # p = p + c in a loop
             return
         src_mem = self.pointee(inst.pointer)
@@ -380,32 +382,6 @@ class _FunctionTypeAnalysis:
             rec = self.pointee(src).shift(0, step)
             self.update_pointee(dst, any_offset(rec) if uniform_record(rec, step) else rec)
 
-    def is_pointer_recurrence(self, gep: GetElementPtrInst) -> bool:
-        """Does the GEP's result flow back into its own base (``p++`` in a loop)?"""
-        cache = self._recurrence
-        if gep in cache:
-            return cache[gep]
-        seen: set[int] = set()
-        work: list[Value] = [gep.pointer]
-        found = False
-        while work and not found:
-            v = work.pop()
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
-            if v is gep:
-                found = True
-            elif isinstance(v, PHINode):
-                work.extend(x for x, _ in v.incoming)
-            elif isinstance(v, SelectInst):
-                work.extend((v.true_value, v.false_value))
-            elif isinstance(v, GetElementPtrInst):
-                work.append(v.pointer)
-            elif isinstance(v, CastInst) and v.opcode in ("bitcast", "addrspacecast"):
-                work.append(v.value)
-        cache[gep] = found
-        return found
-
     def visit_access(self, inst: Instruction, value: Value, ptr: Value, t: Type) -> None:
         self.set_scalar(ptr, POINTER)
         tbaa = inst.get_metadata("tbaa")
@@ -454,6 +430,12 @@ class _FunctionTypeAnalysis:
             return
         if _MEMSET_RE.match(name) and len(args) >= 3:
             self.set_scalar(args[2], INTEGER)
+            return
+        if is_overflow_intrinsic(name):  # -fsanitize's `add nsw`: integers
+            address = any(self.get(a).scalar_type().is_pointer for a in args)
+            self.update(call, overflow_result_tree(call.type, address))
+            for a in args if not address else ():
+                self.set_scalar(a, INTEGER)
             return
         if fn is not None and fn.is_declaration and is_blas_function(name):
             self.visit_blas_call(call)

@@ -9,7 +9,14 @@ import math
 from irgrad.analysis.layout import struct_offsets
 from irgrad.analysis.type_tree import TypeTree
 from irgrad.ir.constants import ConstantInt
-from irgrad.ir.instructions import BinaryOperator, CastInst, PHINode
+from irgrad.ir.instructions import (
+    BinaryOperator,
+    CastInst,
+    GetElementPtrInst,
+    Instruction,
+    PHINode,
+    SelectInst,
+)
 from irgrad.ir.types import Type
 from irgrad.ir.values import Value
 
@@ -93,5 +100,31 @@ def minus_one_only(mem: TypeTree) -> TypeTree:
     return TypeTree({p: ct for p, ct in mem.mapping.items() if p[0] == -1})
 
 
-__all__ = ["any_offset", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
+def is_pointer_recurrence(gep: GetElementPtrInst, cache: dict[Instruction, bool]) -> bool:
+    """Does the GEP's result flow back into its own base (``p++`` in a loop)?"""
+    if gep in cache:
+        return cache[gep]
+    seen: set[int] = set()
+    work: list[Value] = [gep.pointer]
+    found = False
+    while work and not found:
+        v = work.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if v is gep:
+            found = True
+        elif isinstance(v, PHINode):
+            work.extend(x for x, _ in v.incoming)
+        elif isinstance(v, SelectInst):
+            work.extend((v.true_value, v.false_value))
+        elif isinstance(v, GetElementPtrInst):
+            work.append(v.pointer)
+        elif isinstance(v, CastInst) and v.opcode in ("bitcast", "addrspacecast"):
+            work.append(v.value)
+    cache[gep] = found
+    return found
+
+
+__all__ = ["any_offset", "is_pointer_recurrence", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
            "uniform_record"]

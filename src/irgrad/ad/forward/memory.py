@@ -42,7 +42,11 @@ from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vecto
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.activity import has_float, holds_pointers
 from irgrad.analysis.allocating_functions import returns_fresh_allocation
-from irgrad.analysis.function_pointers import points_into_function_table, value_targets
+from irgrad.analysis.function_pointers import (
+    points_into_function_table,
+    points_to_code,
+    value_targets,
+)
 from irgrad.analysis.known_functions import (
     allocator,
     deallocator,
@@ -105,6 +109,8 @@ def _pointer_tangent(fp: ForwardPass, p: ir.Value) -> Tangent | None:
 
 def visit_gep(fp: ForwardPass, inst: ir.GetElementPtrInst) -> None:
     base = inst.pointer
+    if points_to_code(base):
+        return  # code (a function's signature): the function's shadow does not mirror it
     t = _pointer_tangent(fp, base)
     if t is None and isinstance(base, ir.GlobalVariable | ir.ConstantExpr) \
             and constant_data_global(base) is not None and _meets_pointers(inst):
@@ -138,7 +144,7 @@ def _meets_pointers(p: ir.Value, depth: int = 0) -> bool:
 def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
     p = inst.pointer
     t = _pointer_tangent(fp, p)
-    if t is None or underlying_object(p) in fp.constant_allocas:
+    if t is None or underlying_object(p) in fp.constant_allocas or points_to_code(p):
         return
     if p in fp.interleaved:  # the N tangents side by side: one vector load
         assert not isinstance(t, list)

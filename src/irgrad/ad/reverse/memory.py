@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.allocations import allocation_bytes
+from irgrad.ad.core.allocations import allocation_bytes, one_argument_release, release_block
+from irgrad.ad.core.deferred_frees import ALLOCATED
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.core.function_shadows import constant_has_shadow
 from irgrad.ad.core.shadow_globals import shadow_globals_of, unshadowed_memory
@@ -34,6 +35,7 @@ from irgrad.ad.reverse.memtransfer import (
     reverse_memtransfer,
     reverse_realloc,
 )
+from irgrad.ad.reverse.tape import keeps_deferred_list
 from irgrad.analysis.activity import alloca_may_hold, holds_pointers, is_pointer_like
 from irgrad.analysis.frees import (
     allocation_escapes,
@@ -169,7 +171,20 @@ def _shadow_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder,
     s = b.call(call.callee, args, call.function_type, name=name)
     if not alloc.zeroed:
         b.memset(s, 0, allocation_bytes(b, alloc, args))
+    register_shadow_allocation(gu, call, s, b)
     return s
+
+
+def register_shadow_allocation(gu: GradientUtils, call: ir.CallBase, shadow: ir.Value,
+                               b: IRBuilder) -> None:
+    """At ``b``, after the shadow block ``shadow`` of allocation ``call`` is made: list it
+    as ours when the allocation's reverse does not release it (the block outlives its
+    function), so that a free elsewhere in the derivative releases it even where type
+    analysis sees no floating-point data or pointers in the block
+    (:mod:`irgrad.ad.core.deferred_frees`, :mod:`irgrad.ad.reverse.shadow_frees`). A block
+    that outlives the derivative keeps its shadow (the user's to free, as in Enzyme)."""
+    if keeps_deferred_list(gu.config) and not releases_shadow_at_reverse(gu, call):
+        gu.ensure_tape().defer_free(b, shadow, None, now=False, kind=ALLOCATED)
 
 
 def forward_out_allocation(gu: GradientUtils, call: ir.CallBase) -> None:
@@ -186,6 +201,7 @@ def forward_out_allocation(gu: GradientUtils, call: ir.CallBase) -> None:
     b.call(call.callee, args, call.function_type)
     shadow = b.load(ir.ptr, args[alloc.out_arg], name=gu.fresh("s.memalign"))
     b.memset(shadow, 0, allocation_bytes(b, alloc, [gu.primal(a) for a in call.args]))
+    register_shadow_allocation(gu, call, shadow, b)
 
 
 def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
@@ -368,14 +384,11 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
         return
     bb = call.parent
     assert bb is not None
-    custom = gu.module.get_function(alloc.free_function) if alloc and alloc.free_function else None
-    rest = [gu.lookup_primal(a, bb) for a in call.args] if custom is not None else []
+    args = [gu.lookup_primal(a, bb) for a in call.args] if alloc and alloc.free_function \
+        else []
 
-    def release(ptr: ir.Value) -> None:
-        if alloc is not None and custom is not None:  # __enzyme_allocation_like's free
-            b.call(custom, [ptr if i < 0 else rest[i] for i in alloc.free_args])
-        else:
-            b.call(gu.libc("free", ir.FunctionType(ir.void, [ir.ptr])), [ptr])
+    def release(ptr: ir.Value) -> None:  # as its allocator's memory is freed
+        release_block(b, gu.module, alloc, ptr, args)
 
     if call in gu.deferred_releases:
         return  # released by the calls that freed it (release_deferred)
@@ -383,8 +396,10 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
         release(gu.lookup_primal(call, bb))
     if releases_shadow_at_reverse(gu, call):
         shadow = gu.lookup_shadow(call, bb, call)
-        if call in gu.listed_shadow_allocations:  # a free of mixed origin lists it too
-            gu.ensure_tape().defer_free(b, shadow, "free", now=True)
+        listed = one_argument_release(gu.module, alloc, args) \
+            if call in gu.listed_shadow_allocations else None
+        if listed is not None:  # a free of mixed origin lists it too: released once
+            gu.ensure_tape().defer_free(b, shadow, listed, now=True)
         else:
             release(shadow)
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes, as_i64
+from irgrad.ad.core.deferred_frees import release_function
 from irgrad.ad.core.failures import message_global, zero_bytes_check
 from irgrad.ad.core.shadow_globals import unshadowed_memory
 from irgrad.analysis.frees import is_allocation_call
@@ -181,7 +182,7 @@ def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
         b.call(memcpy_adjoint_helper(gu, _field_type(got.float_type)), [old, new, count])
     # freed now, or with the other shadows at the end when the block is also freed by a
     # function that did not allocate it (ad/core/deferred_frees.py: released once)
-    gu.ensure_tape().defer_free(b, new, "free", now=True)
+    gu.ensure_tape().defer_free(b, new, release_function(gu.module, "free"), now=True)
 
 
 def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:

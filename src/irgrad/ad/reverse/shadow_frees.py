@@ -4,8 +4,12 @@ round): released when the outermost reverse pass ends
 (:mod:`irgrad.ad.core.deferred_frees`), since the reverse of code that ran before the
 free may still read and write it.
 
-Only blocks that hold floating-point values or pointers (by type analysis) have shadow
-blocks of their own to release: the "shadow" of a character buffer may be anything.
+A block that holds floating-point values or pointers (by type analysis) has a shadow block
+of its own to release. The "shadow" of a character or integer buffer may be anything (a
+string changed by library code keeps a stale one, maybe its stack buffer): it is released
+only when a shadow allocation of ours gave that block
+(:func:`irgrad.ad.reverse.memory.register_shadow_allocation`;
+a ``std::vector<int>`` grown by ``push_back`` and released by a destructor).
 Blocks of the function's own allocations are not deferred when their shadows are freed
 where the allocation is reversed (:func:`irgrad.ad.reverse.memory.reverse_allocation`);
 where a pointer may be either (a phi of an own block and one from elsewhere), both the
@@ -17,11 +21,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import DerivativeMode
-from irgrad.ad.core.deferred_frees import DEALLOCATORS
+from irgrad.ad.core.deferred_frees import FREED, FREED_IF_ALLOCATED, shadow_release_for
 from irgrad.ad.reverse.memory import releases_shadow_at_reverse
-from irgrad.ad.reverse.tape import on_caller_stack
-from irgrad.analysis.known_functions import callee_name
+from irgrad.ad.reverse.tape import keeps_deferred_list
+from irgrad.analysis.known_functions import callee_name, is_free
+from irgrad.analysis.release_functions import is_release_call, release_argument
 from irgrad.analysis.underlying_objects import underlying_objects
 from irgrad.ir.builder import IRBuilder
 
@@ -31,15 +35,20 @@ if TYPE_CHECKING:
 
 def defer_shadow_free(gu: GradientUtils, call: ir.CallInst) -> None:
     """Before the forward pass's ``free(p)`` (or ``operator delete``): list ``p``'s shadow
-    for release at the end, when ``p`` may be a block this function did not allocate."""
+    for release at the end, when ``p`` may be a block this function did not allocate. A
+    release function (a destructor not inlined) lists the blocks it would free on the
+    shadow object."""
     name = callee_name(call) or ""
-    if name not in DEALLOCATORS or not call.args or not gu.is_shadowed(call.args[0]):
+    if is_release_call(call):
+        _defer_shadow_release(gu, call)
         return
-    if not (gu.config.mode is DerivativeMode.REVERSE_COMBINED or on_caller_stack(gu.config)):
+    release = shadow_release_for(gu.module, call) if is_free(name) else None
+    if release is None or not call.args or not gu.is_shadowed(call.args[0]):
+        return
+    if not keeps_deferred_list(gu.config):
         return  # a tape the user holds: no list outlives its reverse pass
-    if not any(ct.is_float or ct.is_pointer
-               for ct in gu.types.memory_types(call.args[0]).values()):
-        return  # no active data (a string's characters): its "shadow" may be no block
+    active = any(ct.is_float or ct.is_pointer
+                 for ct in gu.types.memory_types(call.args[0]).values())
     objects = underlying_objects(call.args[0])
     handled = {o for o in objects if releases_shadow_at_reverse(gu, o)}
     if handled == objects:
@@ -51,7 +60,21 @@ def defer_shadow_free(gu: GradientUtils, call: ir.CallInst) -> None:
     assert isinstance(fwd, ir.Instruction)
     b = IRBuilder(position=fwd)
     shadow = gu.invert_pointer(call.args[0], call)
-    gu.ensure_tape().defer_free(b, shadow, name, now=False, primal=gu.primal(call.args[0]))
+    # no active data (a string's characters): its "shadow" may be no block of ours
+    gu.ensure_tape().defer_free(b, shadow, release, now=False, primal=gu.primal(call.args[0]),
+                                kind=FREED if active else FREED_IF_ALLOCATED)
+
+
+def _defer_shadow_release(gu: GradientUtils, call: ir.CallInst) -> None:
+    k = release_argument(call.called_function)
+    assert k is not None
+    if not gu.is_shadowed(call.args[k]) or not keeps_deferred_list(gu.config):
+        return
+    fwd = gu.vmap[call]
+    assert isinstance(fwd, ir.Instruction) and call.called_function is not None
+    args = [gu.primal(a) for a in call.args]
+    args[k] = gu.invert_pointer(call.args[k], call)
+    gu.ensure_tape().defer_release(IRBuilder(position=fwd), call.called_function, args)
 
 
 def _stored_released_allocations(gu: GradientUtils) -> set[ir.Value]:

@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.config import TAPE_ON_CALLER_STACK_KEY, DerivativeMode, FnConfig
 from irgrad.ad.core.deferred_frees import (
+    FREED,
     LIST_FIELD,
     LIST_TYPE,
     defer_free_function,
+    deferring_release,
     drain_frees_function,
-    release_function,
 )
 from irgrad.ad.core.tape_runtime import (
     STATE_TYPE,
@@ -205,16 +206,24 @@ class Tape:
         tc = self.gu.loops.emit_trip_count_with(cl, b)
         return None if tc is None else b.mul(tc, per_iter)
 
-    def defer_free(self, b: IRBuilder, block: ir.Value, deallocator: str, *, now: bool,
-                   primal: ir.Value | None = None) -> None:
-        """Release the shadow ``block`` when the outermost reverse pass ends
-        (:mod:`irgrad.ad.core.deferred_frees`); where no one keeps a list, at once when
-        ``now``, else never. Nothing when ``block`` is ``primal`` (runtime activity: an
-        inactive pointer is its own shadow) or null."""
+    def defer_free(self, b: IRBuilder, block: ir.Value, release: ir.Function | None, *,
+                   now: bool, primal: ir.Value | None = None, kind: int = FREED) -> None:
+        """Release the shadow ``block`` with ``release`` (a function of the block) when
+        the outermost reverse pass ends (:mod:`irgrad.ad.core.deferred_frees`; ``kind``
+        says why it is listed); where no one keeps a list, at once when ``now``, else
+        never. Nothing when ``block`` is ``primal`` (runtime activity: an inactive pointer
+        is its own shadow) or null. ``release`` None: the entry only says we allocated
+        the block."""
         null = ir.ConstantPointerNull(ir.ptr)
         b.call(defer_free_function(self.gu.module),
-               [self.state, block, release_function(self.gu.module, deallocator),
-                ir.ConstantInt(ir.i1, int(now)), null if primal is None else primal])
+               [self.state, block, release or null, ir.ConstantInt(ir.i1, int(now)),
+                null if primal is None else primal, ir.ConstantInt(ir.i64, kind)])
+        self.defers = True
+
+    def defer_release(self, b: IRBuilder, fn: ir.Function, args: list[ir.Value]) -> None:
+        """List the blocks release function ``fn`` would free given ``args`` (a shadow
+        object) for release when the outermost reverse pass ends."""
+        b.call(deferring_release(self.gu.module, fn), [*args, self.state])
         self.defers = True
 
     def keeps_deferred_frees(self) -> bool:
@@ -236,6 +245,13 @@ class Tape:
 
 
 STACK_BUFFER_BYTES = 1024
+
+
+def keeps_deferred_list(config: FnConfig) -> bool:
+    """A list of deferred shadow frees reaches derivatives of ``config`` (the outermost
+    combined derivative's, shared by the callees on its stack; not a tape the user holds,
+    whose reverse may run while the caller still reads the block)."""
+    return config.mode is DerivativeMode.REVERSE_COMBINED or on_caller_stack(config)
 
 
 def on_caller_stack(config: FnConfig) -> bool:
