@@ -31,7 +31,7 @@ from irgrad import ir
 from irgrad.ad.api.blas_calls import DerivativeParams, derivative_params, new_function
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
-from irgrad.ad.core.deferred_frees import defer_free_function
+from irgrad.ad.core.deferred_frees import FREED, defer_free_function
 from irgrad.ad.core.signatures import (
     augmented_signature,
     forward_signature,
@@ -174,7 +174,7 @@ def _defer_release(state: ir.Value | None) -> object:
         e.b.memcpy(keep, view, e.size(view))
         e.b.call(defer_free_function(e.module), [
             state, keep, release_copy_function(e.module), ir.ConstantInt(ir.i1, 0),
-            ir.ConstantPointerNull(ir.ptr)])
+            ir.ConstantPointerNull(ir.ptr), ir.ConstantInt(ir.i64, FREED)])
     return release
 
 
