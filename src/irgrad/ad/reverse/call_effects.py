@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
-from irgrad.analysis.activity import local_writes
 from irgrad.analysis.known_functions import (
     allocator,
     callee_name,
@@ -30,6 +29,7 @@ from irgrad.analysis.known_functions import (
     is_ignored_intrinsic,
     is_math_function,
 )
+from irgrad.analysis.local_memory import local_writes
 from irgrad.analysis.underlying_objects import underlying_object
 
 if TYPE_CHECKING:

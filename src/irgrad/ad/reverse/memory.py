@@ -36,7 +36,7 @@ from irgrad.ad.reverse.memtransfer import (
     reverse_realloc,
 )
 from irgrad.ad.reverse.tape import keeps_deferred_list
-from irgrad.analysis.activity import alloca_may_hold, holds_pointers, is_pointer_like
+from irgrad.analysis.activity import holds_pointers, is_pointer_like
 from irgrad.analysis.frees import (
     allocation_escapes,
     guaranteed_free_of,
@@ -54,6 +54,7 @@ from irgrad.analysis.known_functions import (
     is_state_release,
 )
 from irgrad.analysis.layout import alloc_size, store_size
+from irgrad.analysis.local_memory import alloca_may_hold
 from irgrad.analysis.release_functions import release_argument, released_pointer
 from irgrad.analysis.type_results import NARROW_INTEGER_BITS
 from irgrad.analysis.underlying_objects import underlying_object
