@@ -14,7 +14,10 @@ differences, forward against reverse) and printing OK:
 
 A program's leading comment may say ``// FLAGS: ...`` (extra compiler flags, e.g. include
 directories) and ``// SANITIZE: address,undefined`` (also built at -O1 with those
-sanitizers, ``-fno-sanitize-recover=all``, leak detection on, and run clean).
+sanitizers, ``-fno-sanitize-recover=all``, leak detection on, and run clean); a level after
+the sanitizers (``// SANITIZE: undefined -O0``) builds at that level instead, and there may
+be several such lines. The sanitizers' checks change what is inlined and what LLVM folds
+before AD (a Boost.Odeint stepper stays out of line, iterators cross calls as integers).
 
 Every program in ``errors/`` is rejected by ``irgrad cc -g -O2`` with exit status 2, its
 ``// EXPECT-ERROR:`` text and the file:line of the line marked ``// ERROR-LINE``.
@@ -48,7 +51,7 @@ LEVELS = {
 }
 OPT_LEVELS = ["O0", "O2"]
 # Open bugs, each a strict xfail (the run fails when one starts to pass: delete its entry)
-# with what goes wrong. Keys: (program, level or "sanitized", route).
+# with what goes wrong. Keys: (program, level or "sanitized-O1" / "sanitized-O0"..., route).
 OPEN_BUGS: dict[tuple[str, str, str], str] = {}
 
 
@@ -70,11 +73,14 @@ RUN_ENV = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
 
 
+def _directives(prog: Path, key: str) -> list[str]:
+    return [line.split(":", 1)[1].strip() for line in prog.read_text().splitlines()[:30]
+            if line.startswith(f"// {key}:")]
+
+
 def _directive(prog: Path, key: str) -> str | None:
-    for line in prog.read_text().splitlines()[:30]:
-        if line.startswith(f"// {key}:"):
-            return line.split(":", 1)[1].strip()
-    return None
+    found = _directives(prog, key)
+    return found[0] if found else None
 
 
 def _flags(prog: Path) -> list[str]:
@@ -117,16 +123,24 @@ def test_program(prog: Path, level: str, route: str, tmp_path: Path) -> None:
     _check(run)
 
 
-SANITIZED = [p for p in PROGRAMS if _directive(p, "SANITIZE")]
+def _sanitized_builds(prog: Path) -> list[tuple[str, str]]:
+    """(sanitizers, level) of each SANITIZE line (the level defaults to -O1)."""
+    builds = []
+    for line in _directives(prog, "SANITIZE"):
+        sanitizers, _, level = line.partition(" ")
+        builds.append((sanitizers, level.strip() or "-O1"))
+    return builds
 
 
-@pytest.mark.parametrize("prog", [
-    pytest.param(p, marks=_open_bug(p, "sanitized", "cc"), id=p.name)
-    for p in SANITIZED])
-def test_program_sanitized(prog: Path, tmp_path: Path) -> None:
+SANITIZED = [(p, s, level) for p in PROGRAMS for s, level in _sanitized_builds(p)]
+
+
+@pytest.mark.parametrize(("prog", "sanitizers", "level"), [
+    pytest.param(p, s, level, marks=_open_bug(p, f"sanitized{level}", "cc"),
+                 id=f"{p.name}{level}") for p, s, level in SANITIZED])
+def test_program_sanitized(prog: Path, sanitizers: str, level: str, tmp_path: Path) -> None:
     """Built with the sanitizers its SANITIZE line names: no leak, no bad access."""
-    flags = ["-O1", "-g", f"-fsanitize={_directive(prog, 'SANITIZE')}",
-             "-fno-sanitize-recover=all"]
+    flags = [level, "-g", f"-fsanitize={sanitizers}", "-fno-sanitize-recover=all"]
     _check(_build_and_run(prog, flags, tmp_path / f"{prog.stem}.san"))
 
 
