@@ -29,6 +29,14 @@ def underlying_object(v: ir.Value) -> ir.Value | None:
     return None
 
 
+def is_null_based(v: ir.Value) -> bool:
+    """``null + n`` (the end of an empty ``std::vector`` when a branch kept it apart from
+    the size test, an empty Rust slice): it points at no object, so its shadow is itself,
+    like null's."""
+    return isinstance(v, ir.GetElementPtrInst) and isinstance(underlying_object(v),
+                                                               ir.ConstantPointerNull)
+
+
 def underlying_objects(ptr: ir.Value) -> set[ir.Value]:
     """The objects a pointer may be based on (through GEPs, casts, phis, selects and calls
     whose first argument is ``returned``)."""
@@ -64,4 +72,4 @@ def is_allocated_object(v: ir.Value | None) -> bool:
     return isinstance(v, ir.CallInst) and is_allocation(callee_name(v))
 
 
-__all__ = ["is_allocated_object", "underlying_object", "underlying_objects"]
+__all__ = ["is_allocated_object", "is_null_based", "underlying_object", "underlying_objects"]

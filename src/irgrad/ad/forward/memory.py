@@ -61,7 +61,7 @@ from irgrad.analysis.known_functions import (
 from irgrad.analysis.layout import abi_align
 from irgrad.analysis.memory_writes import writes_caller_memory
 from irgrad.analysis.release_functions import release_argument
-from irgrad.analysis.underlying_objects import underlying_object
+from irgrad.analysis.underlying_objects import is_null_based, underlying_object
 from irgrad.errors import DifferentiationError
 from irgrad.ir.printer import value_ref
 
@@ -198,8 +198,8 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
                 assert table is not None
                 held = table
             elif not isinstance(v, ir.Constant) and not value_targets(v) and (
-                underlying_object(p) not in fp.constant_allocas
-            ):
+                not is_null_based(v)  # null + n: as null, itself
+            ) and underlying_object(p) not in fp.constant_allocas:
                 raise fp.error(inst, mixed_activity_store_message(v))
             tv = held if fp.width == 1 else [held] * fp.width
     vals = fp.lanes(tv, v.type)

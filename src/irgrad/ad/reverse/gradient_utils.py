@@ -31,7 +31,7 @@ from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, has_float
 from irgrad.analysis.global_activity import global_base
 from irgrad.analysis.layout import store_size
 from irgrad.analysis.memory_writes import MemoryWrites
-from irgrad.analysis.underlying_objects import underlying_object
+from irgrad.analysis.underlying_objects import is_null_based, underlying_object
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_with_operands
@@ -195,7 +195,7 @@ class GradientUtils:
         if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.PoisonValue
                       | ir.ConstantAggregateZero) or _null_aggregate(v):
             return v
-        if isinstance(v, ir.GetElementPtrInst) and isinstance(v.pointer, ir.ConstantPointerNull):
+        if is_null_based(v):
             return self.primal(v)  # null + n (an empty std::vector's end): as null, itself
         if _integer_address(v):
             return v  # a dangling address (an empty Rust Vec's pointer): as null, itself

@@ -57,7 +57,7 @@ from irgrad.analysis.layout import alloc_size, store_size
 from irgrad.analysis.local_memory import alloca_may_hold
 from irgrad.analysis.release_functions import release_argument, released_pointer
 from irgrad.analysis.type_results import NARROW_INTEGER_BITS
-from irgrad.analysis.underlying_objects import underlying_object
+from irgrad.analysis.underlying_objects import is_null_based, underlying_object
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_with_operands
 
@@ -219,7 +219,7 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
             _forward_integer_store(gu, store)
         return
     if not (gu.is_shadowed(v) or isinstance(v, ir.ConstantPointerNull)
-            or constant_has_shadow(v)):
+            or constant_has_shadow(v) or is_null_based(v)):
         # (a local that only ever receives inactive values, like unoptimized IR's
         # %k.addr of an enzyme_const pointer, hands out no shadow: harmless)
         if not isinstance(v, ir.Constant) and alloca_may_hold(store.pointer,
