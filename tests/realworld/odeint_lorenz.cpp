@@ -2,7 +2,9 @@
 // fourth-order Runge-Kutta stepper (integrate_const) and with an error-controlled
 // Runge-Kutta-Cash-Karp stepper (integrate_adaptive). The gradient of the final state with
 // respect to the model parameters (sigma, rho, beta) is checked against central
-// differences and forward mode.
+// differences and forward mode. Also built with the sanitizers, whose checks keep Boost's
+// iterator algorithms out of line: iterators then cross calls as integers.
+// SANITIZE: address,undefined
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <cstdio>

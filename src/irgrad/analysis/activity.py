@@ -92,6 +92,12 @@ def moves_address(inst: ir.Instruction, addresses: Container[ir.Value]) -> bool:
     return (a in addresses) != (b in addresses)
 
 
+def holds_address_type(t: ir.Type) -> bool:
+    """An integer as wide as a pointer (``i64``: ``ptrtoint``, an iterator the ABI passes
+    or returns as an integer)."""
+    return isinstance(t, ir.IntType) and t.width == 64
+
+
 def holds_pointers(t: ir.Type) -> bool:
     """True for pointers and structs/arrays that contain them."""
     if t.is_pointer:
@@ -155,7 +161,14 @@ class ActivityAnalysis:
         self.addresses: set[ir.Value] = set()
         self._fresh_memo: FreshMemo = {}
         for v in seeds:
-            (self.shadowed if v.type.is_pointer else self.varied).add(v)
+            if v.type.is_pointer:
+                self.shadowed.add(v)
+            elif holds_address_type(v.type) and not policy.integers_carry:
+                # an integer argument with a shadow holds an address (an iterator the
+                # ABI passes as ``i64``): its shadow is the shadow's address
+                self.addresses.add(v)
+            else:
+                self.varied.add(v)
         if blocks is None:  # reverse post-order (fast convergence), unreachable blocks last
             order = reverse_postorder(fn)
             seen = set(order)
@@ -184,13 +197,15 @@ class ActivityAnalysis:
         """Seeds from per-argument activity: an active pointer is shadowed, an active
         floating-point (or, under ``integers_carry``, any) scalar is varied."""
         seeds = [a for a, act in zip(fn.args, arg_activity, strict=False) if act and (
-            a.type.is_pointer or has_float(a.type) or policy.integers_carry)]
+            a.type.is_pointer or has_float(a.type) or policy.integers_carry
+            or holds_address_type(a.type))]
         return cls(fn, seeds, policy=policy, return_active=return_active, types=types,
                    globals_=globals_)
 
     # -- the forward taint -------------------------------------------------------------
     def is_active(self, v: ir.Value) -> bool:
-        return v in self.varied or v in self.shadowed
+        """Varied, shadowed, or an integer holding the address of shadowed memory."""
+        return v in self.varied or v in self.shadowed or v in self.addresses
 
     def _solve(self) -> None:
         changed = True
@@ -243,13 +258,26 @@ class ActivityAnalysis:
     def _holds_address(self, inst: ir.Instruction) -> bool:
         """An integer holding a shadowed pointer's address: its ``ptrtoint``, a pointer
         field of shadowed memory read as an integer (type analysis says so: Eigen copies
-        a struct of references as ``i64``), or that moved by an offset or masked (one
-        operand an address, the other not)."""
-        if not isinstance(inst.type, ir.IntType) or inst.type.width != 64:
+        a struct of references as ``i64``), that moved by an offset or masked (one
+        operand an address, the other not), a phi/select/freeze of such addresses, or
+        returned by a call with active arguments when type analysis says it is a pointer."""
+        if not holds_address_type(inst.type):
             return False
         op = inst.opcode
         if op == "ptrtoint":
             return inst.operands[0] in self.shadowed
+        if op == "phi":
+            return any(v in self.addresses for v, _ in inst.incoming)  # type: ignore[attr-defined]
+        if op == "select":
+            return any(v in self.addresses for v in inst.operands[1:])
+        if op == "freeze":
+            return inst.operands[0] in self.addresses
+        if isinstance(inst, ir.CallBase):
+            # an address computed by a callee from active pointers (``uintptr_t
+            # align_up(uintptr_t p)``): type analysis says the result is a pointer
+            return (self.types is not None and self.types.scalar_type(inst).is_pointer
+                    and not is_inactive_call(callee_name(inst))
+                    and any(self.is_active(a) for a in inst.args))
         if op == "load":
             return (self.types is not None and self.types.scalar_type(inst).is_pointer
                     and self.loads_active(inst.operands[0]))
@@ -421,6 +449,8 @@ class ActivityAnalysis:
             return True
         if v.type.is_pointer:  # a pointer is active when the memory it points to is
             return not self.loads_active(v)
+        if v in self.addresses:  # so is an integer holding its address
+            return False
         return not (v in self.varied and self.is_useful(v))
 
     def is_constant_instruction(self, inst: ir.Instruction) -> bool:
@@ -466,6 +496,7 @@ __all__ = [
     "ActivityPolicy",
     "default_activity",
     "has_float",
+    "holds_address_type",
     "holds_pointers",
     "is_pointer_like",
     "moves_address",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from irgrad import ir
 from irgrad.ad.core.config import DiffeType, FnConfig
-from irgrad.analysis.activity import holds_pointers
+from irgrad.analysis.activity import holds_address_type, holds_pointers
 
 
 def reverse_signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | None]]:
@@ -41,9 +41,11 @@ def reverse_signature(config: FnConfig) -> tuple[ir.FunctionType, list[str | Non
 
 
 def returns_shadow(config: FnConfig) -> bool:
-    """The augmented primal also returns the shadow of its pointer result."""
-    return config.return_type in (DiffeType.DUP, DiffeType.DUP_NONEED) and \
-        holds_pointers(config.function.return_type)
+    """The augmented primal also returns the shadow of its pointer result (or of the
+    address it returns as an integer)."""
+    ret = config.function.return_type
+    return config.return_type in (DiffeType.DUP, DiffeType.DUP_NONEED) and (
+        holds_pointers(ret) or holds_address_type(ret))
 
 
 def augmented_return_type(config: FnConfig) -> ir.Type:

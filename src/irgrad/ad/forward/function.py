@@ -26,6 +26,7 @@ from irgrad.ad.core.signatures import forward_return_type
 from irgrad.ad.forward.instructions import ForwardPass
 from irgrad.ad.forward.interleaved_shadows import interleaved_params
 from irgrad.ad.forward.tangents import Tangent, pack_lanes
+from irgrad.analysis.activity import holds_address_type
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_blocks_into
 
@@ -91,6 +92,13 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
         inst.debug_records = []  # they describe f's variables; !dbg locations stay (errors)
     fwd = ForwardPass(ctx, config, new, blocks, {value_map[a]: t for a, t in tangents.items()},
                       forced)
+    # integer arguments with tangents that hold addresses (an iterator the ABI passes as
+    # ``i64``): offsets and masks on them apply to the tangent (the shadow's address) too
+    int_args = [a for a in tangents if isinstance(a, ir.Argument) and holds_address_type(a.type)]
+    if int_args:
+        types = ctx.types(fn)
+        fwd.addresses.update(value_map[a] for a in int_args
+                             if types.query(a).scalar_type().is_pointer)
     fwd.run()
     _hoist_entry_allocas(entry, blocks[0])
     for inst in [i for i in new.instructions() if isinstance(i, ir.ReturnInst)]:

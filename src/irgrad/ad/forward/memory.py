@@ -40,7 +40,7 @@ from irgrad.ad.forward.shadow_copies import copy_shadow, shadow_name, times_widt
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
-from irgrad.analysis.activity import has_float, holds_pointers
+from irgrad.analysis.activity import has_float, holds_address_type, holds_pointers
 from irgrad.analysis.allocating_functions import returns_fresh_allocation
 from irgrad.analysis.function_pointers import (
     points_into_function_table,
@@ -66,6 +66,7 @@ from irgrad.errors import DifferentiationError
 from irgrad.ir.printer import value_ref
 
 if TYPE_CHECKING:
+    from irgrad.ad.core.context import DerivativeContext
     from irgrad.ad.forward.instructions import ForwardPass
 
 
@@ -223,6 +224,9 @@ def visit_return(fp: ForwardPass, inst: ir.ReturnInst) -> None:
     if config.return_type is not DiffeType.CONST:
         assert v is not None
         t = fp.tangent_or_zero(v, orig_ret)
+        if fp.tangent(v) is None and isinstance(orig_ret, ir.IntType):
+            # an address of inactive memory: its shadow is itself (an inactive integer's)
+            t = v if config.width == 1 else [v] * config.width
         if config.width == 1:
             tangent_val = t  # type: ignore[assignment]
         else:
@@ -451,6 +455,8 @@ def emit_forward_call(fp: ForwardPass, call: ir.CallBase, new: ir.Value,
             else:
                 lanes = [b.extract_value(tan, k) for k in range(config.width)]
                 fp.tangents[primal] = fp.pack(lanes, ret)
+            if holds_address_type(ret):  # an address returned as an integer
+                fp.addresses.add(primal)
         fp.tangents.pop(call, None)  # tangent lookups of the old call go to the primal
     call.erase_from_parent()
 
@@ -468,8 +474,11 @@ def visit_indirect_call(fp: ForwardPass, call: ir.CallBase) -> None:
         raise fp.error(call, "No derivative found for an indirect invoke with active "
                        "arguments")
     fnptr = call.callee
+    # (the derivatives in a function's shadow take integers without tangents: not when an
+    # integer argument holds an address)
     through = fp.tangent(fnptr) is not None and all(
-        fp.tangent(a) is not None for a in call.args if a.type.is_pointer)
+        fp.tangent(a) is not None for a in call.args if a.type.is_pointer) and not any(
+        a in fp.addresses for a in call.args)
     args = [fnptr, *call.args]
 
     def make_config(d: ir.Function, open_default: bool) -> FnConfig:
@@ -507,20 +516,31 @@ def _visit_table_call(fp: ForwardPass, call: ir.CallBase) -> None:
     emit_forward_call(fp, call, b.call(fwd, values, forward_signature(config)), config)
 
 
+def returns_address(ctx: DerivativeContext, fn: ir.Function) -> bool:
+    """``fn`` returns an address as an integer (``uintptr_t align_up(uintptr_t p)``):
+    type analysis says a returned ``i64`` is a pointer."""
+    if not holds_address_type(fn.return_type) or fn.is_declaration:
+        return False
+    types = ctx.types(fn)
+    return any(isinstance(i, ir.ReturnInst) and i.value is not None
+               and types.scalar_type(i.value).is_pointer for i in fn.instructions())
+
+
 def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Value],
                   result_used: bool) -> FnConfig:
     acts = []
     interleaved = []
-    for i, (a, p) in enumerate(zip(args, callee.function_type.params, strict=False)):
+    for i, a in enumerate(args[:len(callee.function_type.params)]):  # (not varargs)
         t = pass_.tangent(a)
-        if t is not None and (p.is_pointer or p.is_fp_or_fp_vector):
+        if t is not None:  # (an integer too: a float's bits, or an address in an i64)
             acts.append(DiffeType.DUP)
             if a in pass_.interleaved:
                 interleaved.append(i)
         else:
             acts.append(DiffeType.CONST)
     ret = callee.return_type
-    ret_act = DiffeType.DUP if (has_float(ret) or holds_pointers(ret)) else DiffeType.CONST
+    ret_act = DiffeType.DUP if (has_float(ret) or holds_pointers(ret)
+                                or returns_address(pass_.ctx, callee)) else DiffeType.CONST
     return FnConfig(
         function=callee,
         mode=DerivativeMode.FORWARD,

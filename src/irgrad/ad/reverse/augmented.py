@@ -287,8 +287,10 @@ def _shadow_result(gu: GradientUtils, orig_bb: ir.BasicBlock) -> ir.Value:
     assert term is not None and term.operands
     v = term.operands[0]
     if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.ConstantAggregateZero) \
-            or gu.is_shadowed(v):
+            or gu.is_shadowed(v) or v in gu.activity.addresses:
         return gu.invert_pointer(v, term)
+    if isinstance(v, ir.ConstantInt):
+        return v  # a constant address (null) is its own shadow
     raise gu.error("the caller needs the shadow of the returned pointer (it reads or writes "
                    "derivatives through it), but the returned pointer does not point into "
                    "differentiated memory here (it comes from an enzyme_const argument, a "

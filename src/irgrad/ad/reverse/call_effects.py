@@ -71,7 +71,9 @@ def function_effects(fn: ir.Function, seen: set[ir.Function] | None = None,
     if config is not None and config.mode in (DerivativeMode.REVERSE_COMBINED,
                                               DerivativeMode.FORWARD):
         out = function_effects(config.function, seen, derivatives)
-        if any(t in (DiffeType.DUP, DiffeType.DUP_NONEED) and a.type.is_pointer
+        # (an integer with a shadow may be an address: writes through it too)
+        if any(t in (DiffeType.DUP, DiffeType.DUP_NONEED)
+               and (a.type.is_pointer or isinstance(a.type, ir.IntType))
                for t, a in zip(config.arg_types, config.function.args, strict=True)):
             out.writes = True
         return out

@@ -62,7 +62,8 @@ def is_active_call(gu: GradientUtils, call: ir.CallBase) -> bool:
         return not gu.activity.is_constant_instruction(call)
     if gu.is_varied(call) or gu.is_shadowed(call):
         return True
-    return any(gu.is_varied(a) or gu.is_shadowed(a) for a in call.args)
+    return any(gu.is_varied(a) or gu.is_shadowed(a) or a in gu.activity.addresses
+               for a in call.args)
 
 
 def prepare_calls(gu: GradientUtils) -> None:
@@ -74,10 +75,12 @@ def prepare_calls(gu: GradientUtils) -> None:
 
 
 def shadow_result_needed(gu: GradientUtils, call: ir.CallBase) -> bool:
-    """Whether the shadow of the pointer ``call`` returns is needed: something reads or
-    writes through it (or a pointer derived from it), stores it into active memory,
-    passes it to a call or returns it with its shadow."""
-    if not (holds_pointers(call.type) and gu.is_shadowed(call)):
+    """Whether the shadow of the pointer ``call`` returns (or of the address it returns
+    as an integer) is needed: something reads or writes through it (or a pointer derived
+    from it), stores it into active memory, passes it to a call or returns it with its
+    shadow."""
+    if not ((holds_pointers(call.type) and gu.is_shadowed(call))
+            or call in gu.activity.addresses):  # (an address returned as an integer)
         return False
     seen: set[ir.Value] = {call}
     work: list[ir.Value] = [call]
@@ -110,14 +113,16 @@ def shadow_result_needed(gu: GradientUtils, call: ir.CallBase) -> bool:
 def call_config(gu: GradientUtils, fn: ir.Function, args: tuple[ir.Value, ...],
                 call: ir.CallBase, mode: DerivativeMode,
                 fixed: dict[int, DiffeType] | None = None) -> FnConfig:
-    """The activities of ``fn``'s arguments at ``call``: shadowed pointers DUP, varied
-    floating-point values OUT, the rest CONST (``fixed`` overrides by position); the
+    """The activities of ``fn``'s arguments at ``call``: shadowed pointers (and
+    integers holding their addresses) DUP, varied floating-point values OUT, the rest CONST (``fixed`` overrides by position); the
     result OUT when varied, DUP when it is a pointer whose shadow is needed."""
     arg_types: list[DiffeType] = []
     for k, a in enumerate(args):
         if fixed and k in fixed:
             arg_types.append(fixed[k])
-        elif a.type.is_pointer and gu.is_shadowed(a):
+        elif (a.type.is_pointer and gu.is_shadowed(a)) or a in gu.activity.addresses:
+            # (an address in an integer: an iterator the ABI passes as ``i64`` once the
+            # registers are used up; its shadow is the shadow's address)
             arg_types.append(DiffeType.DUP)
         elif has_float(a.type) and gu.is_varied(a) and not a.type.is_pointer:
             arg_types.append(DiffeType.OUT)

@@ -92,7 +92,8 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
         gu.vmap[arg] = new.args[k]
         k += 1
         if dt in (DiffeType.DUP, DiffeType.DUP_NONEED):
-            if arg.type.is_pointer:
+            # (an integer with a shadow holds an address: its shadow is the shadow's)
+            if arg.type.is_pointer or arg in gu.activity.addresses:
                 gu.shadow[arg] = new.args[k]
             k += 1
     if config.return_type is DiffeType.OUT and not orig.return_type.is_void:

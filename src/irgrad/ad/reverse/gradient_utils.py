@@ -23,7 +23,7 @@ from irgrad.ad.core.shadow_globals import (
 )
 from irgrad.ad.reverse.adjoints import add_values, adjoint_zero
 from irgrad.ad.reverse.loops import LoopCounters
-from irgrad.ad.reverse.memory import create_shadow
+from irgrad.ad.reverse.memory import create_shadow, integer_shadow
 from irgrad.ad.reverse.sunk_stores import sinkable_stores
 from irgrad.ad.reverse.tape import LookupPlanner, Tape
 from irgrad.ad.rules.emit import is_zero
@@ -188,10 +188,13 @@ class GradientUtils:
         return self.vmap.get(v, v)
 
     def invert_pointer(self, v: ir.Value, inst: ir.Instruction | None = None) -> ir.Value:
-        """The shadow of an original pointer (forward value)."""
+        """The shadow of an original pointer (forward value), or of an integer holding
+        the address of shadowed memory (the shadow's address)."""
         s = self.shadow.get(v)
         if s is not None:
             return s
+        if v in self.activity.addresses:
+            return integer_shadow(self, v, inst or v)  # type: ignore[arg-type]
         if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.PoisonValue
                       | ir.ConstantAggregateZero) or _null_aggregate(v):
             return v

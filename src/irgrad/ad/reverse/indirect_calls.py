@@ -51,8 +51,11 @@ def forward_indirect_call(gu: GradientUtils, call: ir.CallBase) -> None:
         raise gu.error("No derivative found for an indirect invoke with active arguments",
                        call)
     fp = call.callee
+    # (the derivatives in a function's shadow take integers without shadows: not when
+    # an integer argument holds an address)
     through = gu.is_shadowed(fp) and all(
-        gu.is_shadowed(a) for a in call.args if a.type.is_pointer)
+        gu.is_shadowed(a) for a in call.args if a.type.is_pointer) and not any(
+        a in gu.activity.addresses for a in call.args)
     args = (fp, *call.args)
 
     kept = tuple(k + 1 for k in kept_arguments(gu, call))  # the dispatcher's arguments
@@ -88,6 +91,10 @@ def forward_table_call(gu: GradientUtils, call: ir.CallBase) -> None:
         if dt is DiffeType.DUP and not gu.is_shadowed(a):
             raise gu.error("internal: a dispatcher's call through a shadow has a pointer "
                            "argument without a shadow", call)
+        if dt is DiffeType.CONST and a in gu.activity.addresses:
+            raise gu.error("No derivative found for a call through a function pointer that "
+                           "passes a pointer with a shadow as an integer (the derivatives "
+                           "in a function's shadow take integers without shadows)", call)
     fwd = gu.vmap[call]
     assert isinstance(fwd, ir.Instruction)
     b = IRBuilder(position=fwd)

@@ -310,8 +310,36 @@ def integer_shadow(gu: GradientUtils, v: ir.Value, inst: ir.Instruction) -> ir.V
         s.name = gu.fresh("s." + (v.name or "bits"))
         b.insert(s)
         return _record(gu, v, s)
+    if isinstance(v, ir.PHINode | ir.SelectInst | ir.FreezeInst) and v in gu.activity.addresses:
+        return _merged_integer_shadow(gu, v, inst)
     raise gu.error("Cannot deduce the shadow of a pointer held in an integer (stored into "
-                   "active memory)", inst)
+                   "active memory or passed to a call)", inst)
+
+
+def _merged_integer_shadow(gu: GradientUtils, v: ir.Instruction, inst: ir.Instruction
+                           ) -> ir.Value:
+    """The shadow of a phi / select / freeze of addresses: the same merge of their
+    shadows (a phi is recorded before its incoming shadows are made: loops)."""
+    name = gu.fresh("s." + (v.name or "bits"))
+    b = _fwd_builder_after(gu, v)
+    if isinstance(v, ir.PHINode):
+        s = ir.PHINode(v.type, name=name)
+        b.insert(s)
+        _record(gu, v, s)
+        for value, blk in v.incoming:
+            s.add_incoming(integer_shadow(gu, value, inst), gu.vmap[blk])  # type: ignore[arg-type]
+        return s
+    if isinstance(v, ir.SelectInst):
+        t = integer_shadow(gu, v.true_value, inst)
+        f = integer_shadow(gu, v.false_value, inst)
+        b = _fwd_builder_after(gu, v)
+        return _record(gu, v, b.select(gu.primal(v.condition), t, f, name=name))
+    op = integer_shadow(gu, v.operands[0], inst)
+    b = _fwd_builder_after(gu, v)
+    c = clone_with_operands(v, [op])
+    c.name = name
+    b.insert(c)
+    return _record(gu, v, c)
 
 
 def stored_adjoint_type(gu: GradientUtils, store: ir.StoreInst) -> ir.Type | None:
