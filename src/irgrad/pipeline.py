@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import llvmlite.binding as llvm
 
+from irgrad.errors import IRParseError
 from irgrad.llvm.canonicalize import canonicalize, strip_optnone
 from irgrad.llvm.load import parse_llvm
 from irgrad.llvm.optimize import optimize
@@ -103,6 +104,25 @@ def explain_text(report: Any) -> str:
     return f"irgrad: explain: {report.render()}\n"
 
 
+def typed_small_copies(module: llvm.ModuleRef, filename: str = "<input>") -> llvm.ModuleRef:
+    """``module`` with its small copies of floating-point objects made typed loads and
+    stores before the pre-AD pipeline erases their type
+    (:mod:`irgrad.llvm.typed_copies`); the same module when there is none."""
+    from irgrad import ir
+    from irgrad.llvm.typed_copies import CANDIDATE, type_small_copies
+
+    text = str(module)
+    if CANDIDATE.search(text) is None:
+        return module
+    try:
+        model = ir.parse_module(text, filename)
+        if not type_small_copies(model):
+            return module
+    except IRParseError:  # (LLVM read it: keep it as it is rather than fail here)
+        return module
+    return from_ir_model(model, filename)
+
+
 def to_ir_model(module: llvm.ModuleRef, filename: str = "<input>") -> Module:
     """An llvmlite module as an irgrad.ir Module (through LLVM 22 text)."""
     from irgrad import ir
@@ -130,6 +150,8 @@ def run_pipeline(
     if opts.pre_ad:
         keep, release = (registered_functions(module, filename) if opts.through_ir_model
                          else ({}, set()))
+        if opts.through_ir_model:
+            module = typed_small_copies(module, filename)
         module = canonicalize(module, filename=filename, fn_attrs=keep)
     else:
         module = strip_optnone(module, filename)

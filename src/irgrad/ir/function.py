@@ -229,6 +229,12 @@ class Function(GlobalValue):
     def is_materialized(self) -> bool:
         return self._lazy is None
 
+    def unparsed_body(self) -> str | None:
+        """The body's text while it is not parsed yet (None once it is): lets a pass
+        skip functions without parsing them."""
+        lazy = self._lazy
+        return getattr(lazy, "body", None) if lazy is not None else None
+
     def materialize(self) -> None:
         """Parse the body now if it is still text."""
         lazy = self._lazy
