@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from irgrad.analysis.layout import alloc_size, struct_offsets
+from irgrad.analysis.strided_access import strided_address
 from irgrad.ir.constants import ConstantInt
 from irgrad.ir.control import BranchInst
 from irgrad.ir.function import BasicBlock
@@ -37,7 +37,7 @@ from irgrad.ir.instructions import (
     SelectInst,
 )
 from irgrad.ir.printer import value_ref
-from irgrad.ir.types import ArrayType, IntType, PointerType, Type
+from irgrad.ir.types import IntType, PointerType, Type
 from irgrad.ir.values import Value
 
 if TYPE_CHECKING:
@@ -93,18 +93,24 @@ def _recurrence_step(phi: PHINode, inc: Value, loop: Loop) -> int | Value | None
     return None
 
 
+def _start_and_back(phi: PHINode, loop: Loop) -> tuple[Value, Value] | None:
+    """The one value ``phi`` takes on entering ``loop`` and the one it takes on its back
+    edges (equal integer constants count as one), or None."""
+    starts = {_value_key(v): v for v, bb in phi.incoming if bb not in loop.blocks}
+    backs = {_value_key(v): v for v, bb in phi.incoming if bb in loop.blocks}
+    if len(starts) != 1 or len(backs) != 1:
+        return None
+    return next(iter(starts.values())), next(iter(backs.values()))
+
+
 def induction_variables(loop: Loop) -> list[InductionVariable]:
     """The simple integer add-recurrences among the header phis (in header order)."""
     out: list[InductionVariable] = []
     for phi in loop.header.phis():
-        if not isinstance(phi.type, IntType):
+        edges = _start_and_back(phi, loop) if isinstance(phi.type, IntType) else None
+        if edges is None:
             continue
-        starts = {_value_key(v): v for v, bb in phi.incoming if bb not in loop.blocks}
-        backs = {_value_key(v): v for v, bb in phi.incoming if bb in loop.blocks}
-        if len(starts) != 1 or len(backs) != 1:
-            continue
-        start = next(iter(starts.values()))
-        inc = next(iter(backs.values()))
+        start, inc = edges
         step = _recurrence_step(phi, inc, loop)
         if step is None or step == 0:
             continue
@@ -132,45 +138,26 @@ def _pointer_step(phi: PHINode, inc: Value, loop: Loop
     if (not isinstance(inc, GetElementPtrInst) or inc.pointer is not phi
             or inc.parent not in loop.blocks or not inc.indices):
         return None
-    ty: Type = inc.source_type
     if len(inc.indices) == 1 and not isinstance(inc.indices[0], ConstantInt):
         idx = inc.indices[0]
         if not loop.is_invariant(idx) or not isinstance(idx.type, IntType):
             return None
-        return None, idx, ty
-    offset = 0
-    for n, idx in enumerate(inc.indices):
-        if not isinstance(idx, ConstantInt):
-            return None
-        if n == 0:
-            offset += idx.signed_value * alloc_size(ty)
-        elif ty.is_struct:
-            offset += struct_offsets(ty)[idx.value]
-            ty = ty.elements[idx.value]  # type: ignore[attr-defined]
-        elif isinstance(ty, ArrayType):
-            ty = ty.element
-            offset += idx.signed_value * alloc_size(ty)
-        else:
-            return None
-    return (offset, None, ty) if offset else None
+        return None, idx, inc.source_type
+    addr = strided_address(inc)  # constant indices: phi + offset bytes
+    if addr is None or addr.stride != 0 or addr.offset == 0:
+        return None
+    return addr.offset, None, inc.source_type
 
 
 def pointer_induction_variables(loop: Loop) -> list[PointerInductionVariable]:
     """The header phis of pointer type that advance by a loop-invariant step."""
     out: list[PointerInductionVariable] = []
     for phi in loop.header.phis():
-        if not isinstance(phi.type, PointerType):
+        edges = _start_and_back(phi, loop) if isinstance(phi.type, PointerType) else None
+        step = None if edges is None else _pointer_step(phi, edges[1], loop)
+        if edges is None or step is None:
             continue
-        starts = {id(v): v for v, bb in phi.incoming if bb not in loop.blocks}
-        backs = {id(v): v for v, bb in phi.incoming if bb in loop.blocks}
-        if len(starts) != 1 or len(backs) != 1:
-            continue
-        inc = next(iter(backs.values()))
-        step = _pointer_step(phi, inc, loop)
-        if step is None:
-            continue
-        out.append(PointerInductionVariable(phi, next(iter(starts.values())), inc,  # type: ignore[arg-type]
-                                            *step))
+        out.append(PointerInductionVariable(phi, edges[0], edges[1], *step))  # type: ignore[arg-type]
     return out
 
 

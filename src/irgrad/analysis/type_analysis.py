@@ -27,12 +27,12 @@ from irgrad.analysis.overflow_intrinsics import is_overflow_intrinsic, overflow_
 from irgrad.analysis.tbaa import TBAATypes
 from irgrad.analysis.type_offsets import (
     any_offset,
+    array_of_records,
     is_pointer_recurrence,
     linear_offset,
     minus_one_only,
     periodic,
     struct_field_offset,
-    uniform_record,
 )
 from irgrad.analysis.type_results import (
     CopiedContents,
@@ -345,13 +345,10 @@ class _FunctionTypeAnalysis:
                              else (0, 1))
             if stride > 1 and start + off >= 0:
                 start += off
-                rec = periodic(src_mem, start, stride)
-                if start == 0 and uniform_record(rec, stride):
-                    rec = any_offset(rec)  # `p + 8*i`: an array of doubles
+                rec, back = periodic(src_mem, start, stride), dst_mem.shift(0, stride, start)
+                if start == 0:  # `p + 8*i`: maybe an array of doubles
+                    rec, back = array_of_records(rec, stride), array_of_records(back, stride)
                 self.update_pointee(inst, rec)
-                back = dst_mem.shift(0, stride, start)
-                if start == 0 and uniform_record(back, stride):
-                    back = any_offset(back)
                 self.update_pointee(inst.pointer, back)
                 return
             self.update_pointee(inst, minus_one_only(src_mem))
@@ -379,8 +376,7 @@ class _FunctionTypeAnalysis:
         every field of that record has one type (doubles walked by a ``double *``, a
         struct of doubles), that type is at every offset of the array."""
         for dst, src in ((inst, inst.pointer), (inst.pointer, inst)):
-            rec = self.pointee(src).shift(0, step)
-            self.update_pointee(dst, any_offset(rec) if uniform_record(rec, step) else rec)
+            self.update_pointee(dst, array_of_records(self.pointee(src).shift(0, step), step))
 
     def visit_access(self, inst: Instruction, value: Value, ptr: Value, t: Type) -> None:
         self.set_scalar(ptr, POINTER)

@@ -76,6 +76,12 @@ def uniform_record(rec: TypeTree, stride: int) -> bool:
 _FLOAT_BYTES = {"half": 2, "bfloat": 2, "float": 4, "double": 8}
 
 
+def array_of_records(rec: TypeTree, stride: int) -> TypeTree:
+    """The memory of an array of ``stride``-byte records seen through one record ``rec``:
+    its one type at every offset when :func:`uniform_record`, else ``rec`` itself."""
+    return any_offset(rec) if uniform_record(rec, stride) else rec
+
+
 def periodic(mem: TypeTree, start: int, stride: int) -> TypeTree:
     """The memory of one element of an array of ``stride``-byte records at ``start``:
     what every element's bytes say, folded onto offsets ``[0, stride)``."""
@@ -126,5 +132,5 @@ def is_pointer_recurrence(gep: GetElementPtrInst, cache: dict[Instruction, bool]
     return found
 
 
-__all__ = ["any_offset", "is_pointer_recurrence", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
+__all__ = ["any_offset", "array_of_records", "is_pointer_recurrence", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
            "uniform_record"]

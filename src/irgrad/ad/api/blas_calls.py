@@ -12,6 +12,7 @@ from irgrad import ir
 from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.failures import emit_failure
+from irgrad.ad.core.signatures import reverse_signature
 from irgrad.ad.rules.blas_emit import BlasEmitter
 from irgrad.analysis.blas import ARRAYS, FLAGS, INTS, SCALARS, BlasFunction
 from irgrad.ir.builder import IRBuilder
@@ -62,6 +63,35 @@ def new_function(ctx: DerivativeContext, prefix: str, config: FnConfig,
     f = ir.Function(module.unique_name(f"{prefix}_{config.function.name}"), ft, "internal")
     module.add_function(f)
     f.append_basic_block("entry")
+    return f
+
+
+def combined_from_pair(ctx: DerivativeContext, config: FnConfig, aug: ir.Function,
+                       rev: ir.Function) -> ir.Function:
+    """The combined-mode derivative of a library routine from its split pair: the
+    augmented forward call, then the reverse call with its tape (BLAS, flang's runtime)."""
+    ft, _ = reverse_signature(config)
+    f = new_function(ctx, "diffe", config, ft)
+    ctx.register(config, f)
+    b = IRBuilder(f.blocks[0])
+    args = list(f.args)
+    has_dret = config.return_type is DiffeType.OUT and \
+        not config.function.return_type.is_void
+    fwd_args = args[:-1] if has_dret else args
+    res = b.call(aug, fwd_args)
+    tape = res if config.function.return_type.is_void else b.extract_value(res, [0])
+    out = b.call(rev, [*args, tape])
+    if config.return_primal and not config.function.return_type.is_void:
+        primal = b.extract_value(res, [1])
+        agg: ir.Value = ir.UndefValue(ft.return_type)
+        agg = b.insert_value(agg, primal, [0])
+        for j in range(len(ft.return_type.elements) - 1):  # type: ignore[attr-defined]
+            agg = b.insert_value(agg, b.extract_value(out, [j]), [j + 1])
+        b.ret(agg)
+    elif ft.return_type.is_void:
+        b.ret_void()
+    else:
+        b.ret(out)
     return f
 
 
@@ -245,6 +275,7 @@ __all__ = [
     "BlasCall",
     "DerivativeParams",
     "byte_count",
+    "combined_from_pair",
     "derivative_params",
     "entry_slot",
     "extent",

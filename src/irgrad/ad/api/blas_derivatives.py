@@ -34,6 +34,7 @@ from irgrad.ad.api.blas_calls import (
     ELEMENTS,
     BlasCall,
     byte_count,
+    combined_from_pair,
     derivative_params,
     entry_slot,
     extent,
@@ -51,7 +52,7 @@ from irgrad.ad.api.blas_forward import forward_derivative
 from irgrad.ad.api.blas_ilp64 import check_lp64
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
-from irgrad.ad.core.signatures import augmented_signature, gradient_signature, reverse_signature
+from irgrad.ad.core.signatures import augmented_signature, gradient_signature
 from irgrad.ad.rules import BLAS_RULES, BlasOperands, BlasRule
 from irgrad.analysis.blas import ARRAYS, FLAGS, INTS, SCALARS, BlasFunction, blas_function
 from irgrad.ir.builder import IRBuilder
@@ -75,7 +76,7 @@ def synthesize_blas(ctx: DerivativeContext, config: FnConfig) -> ir.Function | N
         return aug
     if config.mode is DerivativeMode.REVERSE_GRADIENT:
         return rev
-    return _combined(ctx, config, aug, rev)
+    return combined_from_pair(ctx, config, aug, rev)
 
 
 
@@ -254,32 +255,6 @@ def _reverse_body(b: IRBuilder, c: BlasCall, rule: BlasRule, copies: list[tuple[
     if (copies or values) and c.config.free_memory:
         free_buffer(b, tape)
 
-
-def _combined(ctx: DerivativeContext, config: FnConfig, aug: ir.Function,
-              rev: ir.Function) -> ir.Function:
-    ft, _ = reverse_signature(config)
-    f = new_function(ctx, "diffe", config, ft)
-    ctx.register(config, f)
-    b = IRBuilder(f.blocks[0])
-    args = list(f.args)
-    has_dret = config.return_type is DiffeType.OUT and \
-        not config.function.return_type.is_void
-    fwd_args = args[:-1] if has_dret else args
-    res = b.call(aug, fwd_args)
-    tape = res if config.function.return_type.is_void else b.extract_value(res, [0])
-    out = b.call(rev, [*args, tape])
-    if config.return_primal and not config.function.return_type.is_void:
-        primal = b.extract_value(res, [1])
-        agg: ir.Value = ir.UndefValue(ft.return_type)
-        agg = b.insert_value(agg, primal, [0])
-        for j in range(len(ft.return_type.elements) - 1):  # type: ignore[attr-defined]
-            agg = b.insert_value(agg, b.extract_value(out, [j]), [j + 1])
-        b.ret(agg)
-    elif ft.return_type.is_void:
-        b.ret_void()
-    else:
-        b.ret(out)
-    return f
 
 
 __all__ = ["synthesize_blas"]

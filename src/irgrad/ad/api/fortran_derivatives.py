@@ -28,7 +28,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from irgrad import ir
-from irgrad.ad.api.blas_calls import DerivativeParams, derivative_params, new_function
+from irgrad.ad.api.blas_calls import (
+    DerivativeParams,
+    combined_from_pair,
+    derivative_params,
+    new_function,
+)
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.deferred_frees import FREED, defer_free_function
@@ -36,7 +41,6 @@ from irgrad.ad.core.signatures import (
     augmented_signature,
     forward_signature,
     gradient_signature,
-    reverse_signature,
 )
 from irgrad.ad.core.tape_runtime import pop_frame, tape_push_function
 from irgrad.ad.reverse.tape import on_caller_stack
@@ -79,7 +83,7 @@ def synthesize_fortran(ctx: DerivativeContext, config: FnConfig) -> ir.Function 
         return aug
     if config.mode is DerivativeMode.REVERSE_GRADIENT:
         return rev
-    return _combined(ctx, config, aug, rev)
+    return combined_from_pair(ctx, config, aug, rev)
 
 
 def _operands(fn: ir.Function, routine: FortranRoutine, p: DerivativeParams,
@@ -289,31 +293,6 @@ def _read_tape(e: DescriptorEmitter, o: FortranOperands, saves: list[str],
             o.saved[name] = b.load(ir.ptr, slot)
     return copies
 
-
-def _combined(ctx: DerivativeContext, config: FnConfig, aug: ir.Function,
-              rev: ir.Function) -> ir.Function:
-    ft, _ = reverse_signature(config)
-    f = new_function(ctx, "diffe", config, ft)
-    ctx.register(config, f)
-    b = IRBuilder(f.blocks[0])
-    args = list(f.args)
-    has_dret = config.return_type is DiffeType.OUT and \
-        not config.function.return_type.is_void
-    res = b.call(aug, args[:-1] if has_dret else args)
-    tape = res if config.function.return_type.is_void else b.extract_value(res, [0])
-    out = b.call(rev, [*args, tape])
-    if ft.return_type.is_void:
-        b.ret_void()
-        return f
-    if config.return_primal and not config.function.return_type.is_void:
-        agg: ir.Value = b.insert_value(ir.UndefValue(ft.return_type),
-                                       b.extract_value(res, [1]), [0])
-        for j in range(len(ft.return_type.elements) - 1):  # type: ignore[attr-defined]
-            agg = b.insert_value(agg, b.extract_value(out, [j]), [j + 1])
-        b.ret(agg)
-    else:
-        b.ret(out)
-    return f
 
 
 __all__ = ["synthesize_fortran"]
