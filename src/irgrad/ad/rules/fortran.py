@@ -72,7 +72,7 @@ def _extremum_forward(e: DescriptorEmitter, o: FortranOperands) -> ir.Value | No
         return None
     b = e.b
     at = _extremum_at(e, o)
-    slot = e.new_descriptor()
+    slot = e.new_slot(e.el)
     b.store(e.fp(0.0), slot)
     _, join = e.if_then(b.icmp("ne", at, ir.ConstantPointerNull(ir.ptr)), "extremum")
     b.store(b.load(e.el, at), slot)

@@ -85,6 +85,12 @@ class DescriptorEmitter:
         eb.position_at_start(self.fn.blocks[0])
         return eb.alloca(_DESC_TYPE, align=8)
 
+    def new_slot(self, ty: ir.Type) -> ir.Value:
+        """A local of type ``ty`` on the function's frame."""
+        eb = IRBuilder()
+        eb.position_at_start(self.fn.blocks[0])
+        return eb.alloca(ty)
+
     def size(self, d: ir.Value) -> ir.Value:
         """The bytes of descriptor ``d``: header, dimensions, and the addendum's derived type
         and first length parameter when it has one."""
