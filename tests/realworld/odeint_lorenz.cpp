@@ -6,7 +6,7 @@
 // iterator algorithms and stage tables out of line: iterators then cross calls as
 // integers, and the stage coefficients are copied as integers that LLVM folded.
 // SANITIZE: address,undefined
-// SANITIZE: undefined -O0
+// SANITIZE: address,undefined -O0
 #include <boost/numeric/odeint.hpp>
 #include <cmath>
 #include <cstdio>
