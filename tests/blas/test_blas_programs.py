@@ -13,8 +13,14 @@ printing OK:
   both layouts) and gesv (Fortran and LAPACKE), active and inactive operands;
 * ``modes.c``: vector forward mode (width 2) against width 1, split reverse mode with the
   inputs overwritten between the passes against the combined mode;
+* ``getri_rules.c``: getrf then getri (the inverse; Fortran with its workspace query,
+  LAPACKE in both layouts, double and float), the inverse used by dgemm, active and
+  inactive operands;
 * ``gauss_newton.c``: a Gauss-Newton fit with dgemm/dpotrf/dpotrs differentiated end to
-  end with respect to the data.
+  end with respect to the data;
+* ``gp_loglik.c``: a Gaussian process's negative log likelihood through getrf (log
+  determinant) and getri (the inverse covariance), Fortran and LAPACKE, against central
+  differences and the textbook derivative.
 
 Each program is compiled once per level (a session-wide pool of two workers); a missing
 compiler or library fails the build, it is never skipped."""
@@ -35,7 +41,8 @@ HERE = Path(__file__).resolve().parent
 PROGRAMS = {"cblas_rules": ((), 50), "fortran_rules": ((), 34),
             "flang_rules": (("flang_kernel.f90",), 3), "gauss_newton": ((), 0),
             "modes": ((), 0), "lapacke_rules": (("-llapacke",), 4),
-            "lu_rules": (("-llapacke",), 11)}
+            "lu_rules": (("-llapacke",), 11), "getri_rules": (("-llapacke",), 10),
+            "gp_loglik": (("-llapacke",), 2)}
 LEVELS = ["O0", "O1", "O2", "O3"]
 _BUILD = Path(tempfile.mkdtemp(prefix="irgrad-blas-"))
 _POOL = ThreadPoolExecutor(max_workers=2)

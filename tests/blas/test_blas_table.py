@@ -34,6 +34,8 @@ def test_every_routine_has_a_rule() -> None:
     ("numba_ez_xxgetri", "getri", NUMBA, None),
     ("dgesv_", "gesv", FORTRAN, "double"),
     ("LAPACKE_sgesv", "gesv", LAPACKE, "float"),
+    ("dgetri_", "getri", FORTRAN, "double"),
+    ("LAPACKE_sgetri", "getri", LAPACKE, "float"),
 ])
 def test_spellings(name: str, routine: str, spelling: object, element: str | None) -> None:
     f = blas_function(name)
@@ -53,8 +55,21 @@ def test_layout_and_info_arguments() -> None:
     assert lapacke is not None and lapacke.params == ("layout", "uplo", "n", "A", "lda")
 
 
+def test_workspace_arguments() -> None:
+    """Fortran's getri takes the workspace LAPACKE and numba allocate themselves."""
+    fortran = blas_function("dgetri_")
+    assert fortran is not None
+    assert fortran.params == ("n", "A", "lda", "ipiv", "work", "lwork", "info")
+    assert fortran.written == ("A", "info", "work")
+    assert fortran.routine.query == "lwork"
+    lapacke = blas_function("LAPACKE_dgetri")
+    assert lapacke is not None and lapacke.params == ("layout", "n", "A", "lda", "ipiv")
+    numba = blas_function("numba_ez_xxgetri")
+    assert numba is not None and numba.params == ("kind", "n", "A", "lda", "ipiv")
+
+
 @pytest.mark.parametrize("name", ["cblas_dsyr2k", "dgemm", "cblas_zgemm", "LAPACKE_ddot",
                                   "cblas_dpotrf", "numba_xxgetrs", "ddot_x",
-                                  "dgetri_", "LAPACKE_dgetri", "numba_ez_gesdd"])
+                                  "LAPACKE_dgetri_work", "numba_ez_gesdd"])
 def test_unknown_names(name: str) -> None:
     assert blas_function(name) is None

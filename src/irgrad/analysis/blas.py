@@ -16,9 +16,12 @@ writes and what it returns. Spellings map names and calling conventions onto it:
   type, column-major, unit increments, scalars by reference, dot's result through a
   pointer, LAPACK's ``info`` returned.
 
-``gesv`` (factor and solve) is known in every spelling; ``getri`` (the inverse from LU
-factors) only as numba's helper, which queries its workspace itself (Fortran's and
-LAPACKE's take a workspace, or query its size, with the same name).
+Fortran's spelling of some LAPACK routines takes a workspace the other spellings
+allocate themselves (``getri``: ``work, lwork`` before ``info``): :attr:`Routine.workspace`
+lists those arguments, and :attr:`Routine.query` the size argument whose value ``-1`` makes
+the call a workspace query (it writes the optimal size to ``work[0]`` and nothing else).
+A workspace holds no derivative: the derivatives zero its shadow where the call writes
+it, and a query has no other derivative work.
 
 The type analysis asks :func:`pointer_element` (what a pointer argument points to), the
 memory analyses :func:`written_arguments`; the derivative rules are in
@@ -36,9 +39,10 @@ if TYPE_CHECKING:
 
 # roles of arguments (the names the rules use)
 FLAGS = ("trans", "transa", "transb", "uplo", "side", "diag")
-INTS = ("m", "n", "k", "nrhs", "incx", "incy", "lda", "ldb", "ldc")
+INTS = ("m", "n", "k", "nrhs", "incx", "incy", "lda", "ldb", "ldc", "lwork")
 SCALARS = ("alpha", "beta")
-ARRAYS = ("x", "y", "A", "B", "C", "ipiv")  # ipiv: LAPACK's pivot indices (integers)
+# ipiv: LAPACK's pivot indices (integers); work: Fortran LAPACK's workspace
+ARRAYS = ("x", "y", "A", "B", "C", "ipiv", "work")
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,9 @@ class Routine:
     -- a vector's length is ``a`` (``b`` when ``flag`` is set), a matrix is ``a x b``
     logically and stored transposed when ``flag`` is set, a matrix in ``square`` is
     ``a x a`` (``b x b`` when ``flag`` is set), pivots (``ipiv``) number ``a`` (``min(a,
-    b)`` when ``b`` is given): what a cached copy spans."""
+    b)`` when ``b`` is given): what a cached copy spans. ``workspace``: arguments only
+    the Fortran spelling passes (before ``info``); ``query``: the one of them whose value
+    ``-1`` asks for the workspace size instead of doing the work."""
 
     name: str
     args: tuple[str, ...]
@@ -60,7 +66,8 @@ class Routine:
     lapack: bool = False
     shapes: tuple[tuple[str, str, str | None, str | None], ...] = ()
     square: tuple[str, ...] = ()  # matrices that are (flag ? b : a) square
-    numba_only: bool = False  # known only through numba's helper (no other spelling)
+    workspace: tuple[str, ...] = ()  # Fortran only: ("work", "lwork")
+    query: str | None = None  # its value -1: a workspace query
 
     def shape(self, role: str) -> tuple[str, str | None, str | None]:
         for r, a, b, flag in self.shapes:
@@ -119,7 +126,8 @@ ROUTINES: dict[str, Routine] = {r.name: r for r in [
             shapes=(("A", "n", "n", None), ("ipiv", "n", None, None),
                     ("B", "n", "nrhs", None))),
     Routine("getri", ("n", "A", "lda", "ipiv"), ("A",), level=3, lapack=True,
-            numba_only=True, shapes=(("A", "n", "n", None), ("ipiv", "n", None, None))),
+            shapes=(("A", "n", "n", None), ("ipiv", "n", None, None)),
+            workspace=("work", "lwork"), query="lwork"),
     Routine("potrf", ("uplo", "n", "A", "lda"), ("A",), level=3, lapack=True,
             shapes=(("A", "n", "n", None),)),
     Routine("potrs", ("uplo", "n", "nrhs", "A", "lda", "B", "ldb"), ("B",), level=3,
@@ -175,12 +183,13 @@ class BlasFunction:
     def written(self) -> tuple[str, ...]:
         extra = ("info",) if self.spelling is FORTRAN and self.routine.lapack else ()
         extra += ("result",) if "result" in self.params else ()
+        extra += tuple(r for r in self.routine.workspace if r in ARRAYS and r in self.params)
         return self.routine.writes + extra
 
 
 def _params(r: Routine, s: Spelling) -> tuple[str, ...]:
     lead = ("layout",) if s.has_layout and (r.level > 1 or s is LAPACKE) else ()
-    tail = ("info",) if s is FORTRAN and r.lapack else ()
+    tail = (*r.workspace, "info") if s is FORTRAN and r.lapack else ()
     return lead + r.args + tail
 
 
@@ -195,13 +204,13 @@ def blas_function(name: str | None) -> BlasFunction | None:
         if name.startswith(prefix):
             rest = name[len(prefix):]
             r = ROUTINES.get(rest[1:])
-            if r is None or r.numba_only or rest[:1] not in "ds" or \
+            if r is None or rest[:1] not in "ds" or \
                     (spelling is LAPACKE) != r.lapack:
                 return None
             return BlasFunction(r, spelling, _element(rest[0]), _params(r, spelling))
     if name.endswith("_") and name[:1] in "ds":
         r = ROUTINES.get(name[1:-1])
-        if r is not None and not r.numba_only:
+        if r is not None:
             return BlasFunction(r, FORTRAN, _element(name[0]), _params(r, FORTRAN))
     return None
 

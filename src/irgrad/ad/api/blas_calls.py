@@ -2,10 +2,13 @@
 and the reverse synthesizers, :mod:`irgrad.ad.api.blas_forward` and
 :mod:`irgrad.ad.api.blas_derivatives`): the derivative function's parameters by argument,
 the routine's values in the rules' internal form (sizes ``i64``, flags ``i1``), the span of
-an array (what a tape copy holds), and the switch on numba's ``kind``."""
+an array (what a tape copy holds), the switch on numba's ``kind``, and Fortran LAPACK's
+workspace (a query call has no derivative work; the workspace's shadow is zeroed where
+the call writes it)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from irgrad import ir
@@ -13,6 +16,7 @@ from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.failures import emit_failure
 from irgrad.ad.core.signatures import reverse_signature
+from irgrad.ad.rules import BlasOperands
 from irgrad.ad.rules.blas_emit import BlasEmitter
 from irgrad.analysis.blas import ARRAYS, FLAGS, INTS, SCALARS, BlasFunction
 from irgrad.ir.builder import IRBuilder
@@ -23,8 +27,6 @@ _CBLAS_NOTRANS = 111
 # flags as i1: uplo true for upper, side for right, diag for unit, trans for transposed
 _CBLAS_YES = {"uplo": 121, "side": 142, "diag": 132}
 _CHAR_YES = {"uplo": "u", "side": "r", "diag": "u"}
-
-
 
 
 # -- the parameters of a derivative function ------------------------------------------------
@@ -208,6 +210,47 @@ def extent(e: BlasEmitter, c: BlasCall, role: str) -> ir.Value:
                     span, zero)
 
 
+# -- Fortran LAPACK's workspace ---------------------------------------------------------------
+def does_work(e: BlasEmitter, c: BlasCall) -> ir.Value | None:
+    """i1: the call does its work, it is not a workspace query (``lwork = -1``); None:
+    this spelling of the routine takes no workspace."""
+    q = c.bf.routine.query
+    if q is None or q not in c.v:
+        return None
+    return e.b.icmp("ne", c.v[q], e.i64(-1))
+
+
+def unless_query(e: BlasEmitter, c: BlasCall, o: BlasOperands,
+                 work: Callable[[BlasEmitter, BlasOperands], object]) -> None:
+    """``work(e, o)`` (a rule's derivative work), skipped by a workspace query; the scratch
+    buffers it makes are freed inside the branch."""
+    live = does_work(e, c)
+    if live is None:
+        work(e, o)
+        return
+    assert not c.bf.routine.returns  # a tangent made in a branch would not dominate
+
+    def run() -> None:
+        work(e, o)
+    e.branch(live, o.scoped(e, run), lambda: None)
+
+
+def zero_workspace(e: BlasEmitter, c: BlasCall, shadows: Callable[[str], list[ir.Value]]) -> None:
+    """The workspace holds no derivative: zero its shadows (``shadows(role)``) where the
+    call writes, ``work[0]`` for a query and ``lwork`` elements otherwise."""
+    q = c.bf.routine.query
+    live = does_work(e, c)
+    if q is None or live is None:
+        return
+    b = e.b
+    size = c.v[q]
+    count = b.select(live, b.select(b.icmp("sgt", size, e.i64(0)), size, e.i64(0)), e.i64(1))
+    for role in c.bf.routine.workspace:
+        if role in ARRAYS:
+            for sh in shadows(role):
+                b.memset(sh, 0, byte_count(e, count))
+
+
 def byte_count(e: BlasEmitter, count: ir.Value) -> ir.Value:
     return e.b.mul(count, e.i64(8 if e.el == ir.double else 4))
 
@@ -277,6 +320,7 @@ __all__ = [
     "byte_count",
     "combined_from_pair",
     "derivative_params",
+    "does_work",
     "entry_slot",
     "extent",
     "for_elements",
@@ -288,4 +332,6 @@ __all__ = [
     "not_overwritten",
     "primal_call",
     "raw_type",
+    "unless_query",
+    "zero_workspace",
 ]

@@ -19,6 +19,9 @@ call -- uses them like any other derivative:
   scalars added into their shadows; the tape and copies are freed;
 * combined: the augmented primal, then the reverse.
 
+A workspace query (Fortran LAPACK's ``lwork = -1``) keeps nothing and has no derivative
+work; a workspace's shadow is zeroed where the call writes it (it holds no derivative).
+
 The activities of the request decide the work: an argument passed ``CONST`` has no
 shadow, so the rule emits nothing for it. numba's helpers take the element type as a
 ``kind`` argument: their derivatives switch on it (``d``/``s``; anything else aborts with
@@ -36,6 +39,7 @@ from irgrad.ad.api.blas_calls import (
     byte_count,
     combined_from_pair,
     derivative_params,
+    does_work,
     entry_slot,
     extent,
     for_elements,
@@ -47,6 +51,8 @@ from irgrad.ad.api.blas_calls import (
     not_overwritten,
     primal_call,
     raw_type,
+    unless_query,
+    zero_workspace,
 )
 from irgrad.ad.api.blas_forward import forward_derivative
 from irgrad.ad.api.blas_ilp64 import check_lp64
@@ -186,10 +192,14 @@ def _augmented_body(b: IRBuilder, c: BlasCall, copies: list[tuple[str, str]],
     if count:
         tape = malloc_buffer(b, ir.ConstantInt(ir.i64, 8 * count))
 
+    live = does_work(e, c)
+
     def copy(k: int, role: str) -> None:
         arr = c.arg(role)
         assert arr is not None
         count = extent(e, c, role)
+        if live is not None:  # a workspace query: nothing to keep
+            count = b.select(live, count, e.i64(0))
         size = b.mul(count, e.i64(4)) if role == "ipiv" else byte_count(e, count)
         buf = malloc_buffer(b, size)
         b.memcpy(buf, arr, size)
@@ -240,7 +250,8 @@ def _reverse_body(b: IRBuilder, c: BlasCall, rule: BlasRule, copies: list[tuple[
         dret = b.load(c.el, result_sh[0])
         b.store(e.fp(0.0), result_sh[0])
     o = BlasOperands(dict(c.v), d, dret=dret)
-    rule.reverse(e, o)
+    unless_query(e, c, o, rule.reverse)
+    zero_workspace(e, c, c.shadows)
     for role, adj in o.adjoints.items():
         k = c.bf.index(role)
         assert k is not None
@@ -254,7 +265,6 @@ def _reverse_body(b: IRBuilder, c: BlasCall, rule: BlasRule, copies: list[tuple[
         free_buffer(b, buf)
     if (copies or values) and c.config.free_memory:
         free_buffer(b, tape)
-
 
 
 __all__ = ["synthesize_blas"]

@@ -17,6 +17,8 @@ from irgrad.ad.api.blas_calls import (
     load_values,
     new_function,
     primal_call,
+    unless_query,
+    zero_workspace,
 )
 from irgrad.ad.core.config import DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
@@ -56,7 +58,7 @@ def forward_derivative(ctx: DerivativeContext, config: FnConfig, bf: BlasFunctio
         if rule.forward_pre is not None:
             for lane_d in lanes:
                 pre = BlasOperands(dict(c.v), lane_d)
-                rule.forward_pre(e, pre)
+                unless_query(e, c, pre, rule.forward_pre)
                 for buf in pre.temps:
                     free_buffer(eb, buf)
         if not rule.forward_before:
@@ -64,9 +66,14 @@ def forward_derivative(ctx: DerivativeContext, config: FnConfig, bf: BlasFunctio
             out = c.arg("result")
             if bf.routine.returns:  # numba's helpers return it through a pointer
                 c.v["result"] = result if out is None else eb.load(c.el, out)
+        zero_workspace(e, c, c.shadows)
         for lane in range(width):
             o = BlasOperands(dict(c.v), lanes[lane])
-            t = rule.forward(e, o)
+            if bf.routine.query is not None:
+                unless_query(e, c, o, rule.forward)
+                t = None
+            else:
+                t = rule.forward(e, o)
             if "result" in bf.params and c.shadows("result"):
                 eb.store(t if t is not None else e.fp(0.0), c.shadows("result")[lane])
             elif returns_tangent:
