@@ -73,3 +73,20 @@ def test_workspace_arguments() -> None:
                                   "LAPACKE_dgetri_work", "numba_ez_gesdd"])
 def test_unknown_names(name: str) -> None:
     assert blas_function(name) is None
+
+
+def test_every_numba_helper_is_known() -> None:
+    """Each of numba's BLAS/LAPACK helpers has a rule or a message naming the numpy
+    functions that call it (a new numba helper shows up here first)."""
+    from numba.np.linalg import _BLAS, _LAPACK
+
+    from irgrad.analysis.blas import NUMBA_HELPERS, NUMBA_WITHOUT_RULE, missing_rule
+
+    helpers = {name for cls in (_BLAS, _LAPACK) for name in vars(cls)
+               if name.startswith("numba_")}
+    assert "numba_ez_gesdd" in helpers and "numba_xxgetrf" in helpers
+    assert helpers <= set(NUMBA_HELPERS) | set(NUMBA_WITHOUT_RULE)
+    assert not set(NUMBA_HELPERS) & set(NUMBA_WITHOUT_RULE)
+    note = missing_rule("numba_ez_gelsd")
+    assert note is not None and note.startswith("np.linalg.lstsq has no derivative")
+    assert missing_rule("dgemm_") is None and missing_rule(None) is None

@@ -1,10 +1,14 @@
 """numba's LAPACK helpers (``numba_xgesv``, ``numba_xxgetrf``, ``numba_ez_xxgetri``,
-``numba_xxpotrf``: what ``np.linalg.solve``, ``inv``, ``det`` and ``cholesky`` compile
-to) differentiated through the LU and Cholesky rules: gradients against central
-differences at -O0..-O3, forward (jvp) against reverse, and a singular matrix raising
-numba's own ``LinAlgError`` from the derivative."""
+``numba_xxpotrf``: what ``np.linalg.solve``, ``inv``, ``det``, ``slogdet`` and
+``cholesky`` compile to) differentiated through the LU and Cholesky rules: gradients
+against central differences at -O0..-O3, forward (jvp) against reverse, float32, a
+singular matrix raising numba's own ``LinAlgError`` from the derivative, and the helpers
+without a rule (svd, eig, eigh, lstsq, qr) as errors at the line of the ``@njit`` code
+that name the numpy function."""
 
 from __future__ import annotations
+
+import inspect
 
 import numpy as np
 import pytest
@@ -12,6 +16,7 @@ from numba import njit
 from numba_ad_helpers import check_grad_against_fd
 
 import irgrad
+from irgrad.errors import DifferentiationError
 
 LEVELS = [0, 1, 2, 3]
 
@@ -58,6 +63,23 @@ def cholesky(A, w):
     return np.sum(L * w) + np.log(L[1, 1])
 
 
+@njit
+def gaussian_logpdf(L, x):
+    """A multivariate normal's log density with covariance L L^T + I, as statistics code
+    writes it: the log determinant from slogdet, the precision matrix from inv."""
+    S = L @ L.T + np.eye(L.shape[0])
+    _sign, logdet = np.linalg.slogdet(S)
+    P = np.linalg.inv(S)
+    return -0.5 * (x @ P @ x) - 0.5 * logdet - 0.5 * x.shape[0] * np.log(2 * np.pi)
+
+
+@njit
+def log_abs_det(A):
+    """slogdet of a matrix with a negative determinant (the sign is -1)."""
+    sign, logdet = np.linalg.slogdet(A)
+    return sign * logdet
+
+
 def _args(rng: np.random.Generator, name: str) -> tuple[object, ...]:
     n = 4
     a = rng.normal(size=(n, n)) + 3.0 * np.eye(n)
@@ -69,11 +91,17 @@ def _args(rng: np.random.Generator, name: str) -> tuple[object, ...]:
         return a, rng.normal(size=n) * 0.3
     if name == "cholesky":
         return rng.normal(size=(n, n)), rng.normal(size=(n, n))
+    if name == "gaussian_logpdf":
+        return rng.normal(size=(n, n)) * 0.5, rng.normal(size=n)
+    if name == "log_abs_det":
+        a[[0, 1]] = a[[1, 0]]  # a row swap: det < 0
+        assert np.linalg.det(a) < 0
     return (a,)
 
 
 FUNCS = {"ridge": ridge, "solve_many": solve_many, "inverse": inverse,
-         "determinant": determinant, "newton_step": newton_step, "cholesky": cholesky}
+         "determinant": determinant, "newton_step": newton_step, "cholesky": cholesky,
+         "gaussian_logpdf": gaussian_logpdf, "log_abs_det": log_abs_det}
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -154,3 +182,79 @@ def test_det_of_a_singular_matrix_has_nan_derivatives() -> None:
     singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 1.0]])
     assert det_only(singular) == 0.0
     assert np.isnan(irgrad.grad(det_only)(singular)[0]).all()
+
+
+@njit
+def inv_det_slogdet(A, w):
+    return np.sum(np.linalg.inv(A) * w) + np.linalg.det(A) + np.linalg.slogdet(A)[1]
+
+
+def test_float32_inv_det_slogdet(rng: np.random.Generator) -> None:
+    """float32 in, float32 derivatives out, close to the float64 gradient: d/dA of
+    sum(A^-1 * W) + det A + log|det A| is -A^-T W A^-T + (det A + 1) A^-T."""
+    a = rng.normal(size=(4, 4)) + 3.0 * np.eye(4)
+    w = rng.normal(size=(4, 4))
+    da, dw = irgrad.grad(inv_det_slogdet)(a.astype(np.float32), w.astype(np.float32))
+    assert da.dtype == np.float32 and dw.dtype == np.float32
+    ait = np.linalg.inv(a).T
+    want = -ait @ w @ ait + (np.linalg.det(a) + 1.0) * ait
+    np.testing.assert_allclose(da, want, rtol=2e-4, atol=2e-5 * np.abs(want).max())
+    np.testing.assert_allclose(dw, ait.T, rtol=2e-4, atol=1e-6)
+    t = rng.normal(size=(4, 4))
+    _, jt, _ = irgrad.jvp(inv_det_slogdet)((a.astype(np.float32), w.astype(np.float32)),
+                                           (t.astype(np.float32), np.zeros((4, 4), np.float32)))
+    assert abs(float(jt) - float(np.sum(want * t))) <= 1e-3 * (1 + abs(float(np.sum(want * t))))
+
+
+@njit
+def top_singular_value(A):
+    _u, s, _vt = np.linalg.svd(A)  # LINE
+    return s[0]
+
+
+@njit
+def smallest_eigenvalue(A):
+    w, _v = np.linalg.eigh(A @ A.T)  # LINE
+    return w[0]
+
+
+@njit
+def spectral_abscissa(A):
+    w = np.linalg.eigvals(A)  # LINE
+    return np.max(w.real)
+
+
+@njit
+def lstsq_fit(A, b):
+    x, _res, _rank, _sv = np.linalg.lstsq(A, b)  # LINE
+    return np.sum(x * x)
+
+
+@njit
+def r_diagonal(A):
+    _q, r = np.linalg.qr(A)  # LINE
+    return np.sum(np.abs(np.diag(r)))
+
+
+NO_RULE = [(top_singular_value, "np.linalg.svd"), (smallest_eigenvalue, "np.linalg.eigh"),
+           (spectral_abscissa, "np.linalg.eigvals"), (lstsq_fit, "np.linalg.lstsq"),
+           (r_diagonal, "np.linalg.qr")]
+
+
+@pytest.mark.parametrize(("f", "numpy_name"), NO_RULE,
+                         ids=[name for _, name in NO_RULE])
+def test_helper_without_rule_names_the_numpy_function(f: object, numpy_name: str,
+                                                      rng: np.random.Generator) -> None:
+    lines, first = inspect.getsourcelines(f.py_func)  # type: ignore[attr-defined]
+    line = first + next(k for k, text in enumerate(lines) if "# LINE" in text)
+    a = rng.normal(size=(4, 4)) + 3.0 * np.eye(4)
+    args = (a, rng.normal(size=4)) if f is lstsq_fit else (a,)
+    modes = [lambda: irgrad.grad(f)(*args)]
+    if f is top_singular_value:  # forward mode says the same
+        modes.append(lambda: irgrad.jvp(f)(args, tuple(np.ones_like(x) for x in args)))
+    for run in modes:
+        with pytest.raises(DifferentiationError) as info:
+            run()
+        text = str(info.value)
+        assert f"{__file__}:{line}:" in text, text
+        assert numpy_name in text and "no derivative in irgrad yet" in text, text

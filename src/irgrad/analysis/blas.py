@@ -164,6 +164,19 @@ NUMBA_HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 NUMBA_KINDS = {ord("d"): "double", ord("s"): "float"}
 
+# numba's LAPACK helpers without a rule, and the numpy functions numba computes with them
+# (a derivative error names those: the user wrote np.linalg.svd, not numba_ez_gesdd)
+NUMBA_WITHOUT_RULE: dict[str, tuple[str, ...]] = {
+    "numba_ez_gesdd": ("np.linalg.svd", "np.linalg.pinv", "np.linalg.cond",
+                       "np.linalg.norm of a matrix with ord=2 or -2"),
+    "numba_ez_xxxevd": ("np.linalg.eigh", "np.linalg.eigvalsh"),
+    "numba_ez_rgeev": ("np.linalg.eig", "np.linalg.eigvals"),
+    "numba_ez_cgeev": ("np.linalg.eig", "np.linalg.eigvals"),
+    "numba_ez_gelsd": ("np.linalg.lstsq",),
+    "numba_ez_geqrf": ("np.linalg.qr",),
+    "numba_ez_xxgqr": ("np.linalg.qr",),
+}
+
 
 @dataclass(frozen=True)
 class BlasFunction:
@@ -219,6 +232,19 @@ def _element(prefix: str) -> str:
     return "double" if prefix == "d" else "float"
 
 
+def missing_rule(name: str | None) -> str | None:
+    """What has no derivative, in the user's words, when ``name`` is a numba helper
+    irgrad has no rule for (None otherwise)."""
+    users = NUMBA_WITHOUT_RULE.get(name or "")
+    if users is None:
+        return None
+    if len(users) == 1:
+        return (f"{users[0]} has no derivative in irgrad yet (numba computes it with its "
+                f"LAPACK helper {name})")
+    return (f"{', '.join(users[:-1])} and {users[-1]} have no derivative in irgrad yet "
+            f"(numba computes them with its LAPACK helper {name})")
+
+
 def is_blas_function(name: str | None) -> bool:
     return blas_function(name) is not None
 
@@ -271,6 +297,7 @@ __all__ = [
     "INTS",
     "LAPACKE",
     "NUMBA",
+    "NUMBA_WITHOUT_RULE",
     "ROUTINES",
     "SCALARS",
     "BlasFunction",
@@ -279,6 +306,7 @@ __all__ = [
     "blas_function",
     "call_element",
     "is_blas_function",
+    "missing_rule",
     "pointer_element",
     "written_arguments",
 ]

@@ -42,6 +42,7 @@ from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vecto
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
 from irgrad.analysis.activity import has_float, holds_address_type, holds_pointers
 from irgrad.analysis.allocating_functions import returns_fresh_allocation
+from irgrad.analysis.blas import missing_rule
 from irgrad.analysis.function_pointers import (
     points_into_function_table,
     points_to_code,
@@ -332,11 +333,10 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
         visit_indirect_call(fp, call)
         return
     if callee.is_declaration:
-        raise fp.error(
-            call,
-            f"No derivative found for {name} (an external function without a definition "
-            "or a derivative rule, called with active arguments)",
-        )
+        why = missing_rule(name)
+        raise fp.error(call, f"No derivative found for {name}: {why}" if why else
+                       f"No derivative found for {name} (an external function without a "
+                       "definition or a derivative rule, called with active arguments)")
     _visit_defined_call(fp, call, callee)
 
 

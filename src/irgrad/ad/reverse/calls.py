@@ -63,6 +63,7 @@ from irgrad.ad.reverse.memory import (
 from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.ad.reverse.vector_intrinsics import is_vector_intrinsic, reverse_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.analysis.blas import missing_rule
 from irgrad.analysis.fortran_runtime import fortran_routine
 from irgrad.analysis.known_functions import (
     allocator,
@@ -233,7 +234,8 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
         _reverse_cheap_call(gu, call, fn, b)
         return
     if is_active_call(gu, call):
-        raise gu.error(f"No derivative found for {name}", call)
+        why = missing_rule(name)
+        raise gu.error(f"No derivative found for {name}{f': {why}' if why else ''}", call)
 
 
 def reverse_augmented_call(gu: GradientUtils, call: ir.CallBase, rec: AugmentedCall,
