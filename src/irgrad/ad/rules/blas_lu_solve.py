@@ -11,8 +11,10 @@ the product of the two simplified (``A_full`` is the matrix passed):
   the program does not read the factors, as ``np.linalg.solve`` does not), then
   ``Z = A^-T Xbar`` (``getrs``, transposed: the adjoint of B) and ``Abar -= Z X^T``.
 
-``getri`` (numba's ``numba_ez_xxgetri``, ``np.linalg.inv``) overwrites the factors with
-``Ainv = (P L U)^-1``:
+``getri`` (Fortran's ``dgetri_``, LAPACKE's, numba's ``numba_ez_xxgetri`` for
+``np.linalg.inv``) overwrites the factors with ``Ainv = (P L U)^-1``. Its rule works on
+the factors, so it composes with the ``getrf`` that made them (the tangent and adjoint in
+A's shadow are those of the factors before the call, as getrf's rule leaves them):
 
 * forward: before the call, the tangent of the factors becomes that of ``P L U``
   (``P (dL U + L dU)``); after it, ``dAinv = -Ainv dA Ainv`` (two gemms);
