@@ -2,7 +2,8 @@
  * width-1 forward passes, and split reverse mode (__enzyme_augmentfwd, then the caller
  * overwrites the inputs, then __enzyme_reverse with the tape) against the combined
  * __enzyme_autodiff on untouched inputs; memory typed only by a BLAS call; a BLAS routine
- * as the function the entry point differentiates. */
+ * as the function the entry point differentiates; getrf + getri (with its workspace query)
+ * in both. */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,11 @@ void __enzyme_autodiff(void *, ...);
 extern void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
                    const double *alpha, const double *a, const int *lda, const double *b,
                    const int *ldb, const double *beta, double *c, const int *ldc);
+
+extern void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv,
+                    int *info);
+extern void dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *work,
+                    const int *lwork, int *info);
 
 static int failures = 0;
 static void check(const char *what, double got, double want) {
@@ -53,6 +59,54 @@ double through_bytes(const double *x, int n) {
   double tmp[8];
   copy_bytes(tmp, x, n * sizeof(double));
   return cblas_ddot(n, tmp, 1, tmp, 1);
+}
+
+/* A := A^-1 in place (getrf, workspace query, getri); out = a weighted sum of A^-1 */
+void invert(double *A, double *out) {
+  const int n = 3;
+  int ipiv[3], info, lwork = -1;
+  double wkopt;
+  dgetrf_(&n, &n, A, &n, ipiv, &info);
+  dgetri_(&n, A, &n, ipiv, &wkopt, &lwork, &info);
+  lwork = (int)wkopt;
+  double *work = malloc(sizeof(double) * (size_t)lwork);
+  dgetri_(&n, A, &n, ipiv, work, &lwork, &info);
+  free(work);
+  out[0] = 0;
+  for (int i = 0; i < 9; i++) out[0] += A[i] * (1.0 + 0.25 * i);
+}
+double inverse_sum(double *A) {
+  double out;
+  invert(A, &out);
+  return out;
+}
+
+static void check_getri_modes(void) {
+  const double A0[9] = {2.0, 0.3, -0.4, 0.5, 1.5, 0.2, -0.1, 0.6, 1.8};
+  double A[9], dA0[9], dA1[9];
+  memcpy(A, A0, sizeof A);
+  for (int i = 0; i < 9; i++) { dA0[i] = cos(1.0 + i); dA1[i] = 0.1 * i - 0.3; }
+  Lanes r = __enzyme_fwddiff_lanes((void *)inverse_sum, enzyme_width, 2, enzyme_dup, A, dA0,
+                                   dA1);
+  for (int lane = 0; lane < 2; lane++) {
+    double B[9], t[9];
+    memcpy(B, A0, sizeof B);
+    for (int i = 0; i < 9; i++) t[i] = lane ? 0.1 * i - 0.3 : cos(1.0 + i);
+    double one = __enzyme_fwddiff((void *)inverse_sum, enzyme_dup, B, t);
+    check(lane ? "getri width 2, lane 1" : "getri width 2, lane 0", r.d[lane], one);
+    check("  tangent of A^-1[5]", (lane ? dA1 : dA0)[5], t[5]);
+  }
+  /* split: the caller overwrites A (which holds A^-1) between the passes */
+  double A2[9], A3[9], dA2[9] = {0}, dA3[9] = {0}, out2[1], out3[1], dout2[1] = {1.0},
+         dout3[1] = {1.0};
+  memcpy(A2, A0, sizeof A2);
+  memcpy(A3, A0, sizeof A3);
+  void *tape = __enzyme_augmentfwd((void *)invert, enzyme_dup, A2, dA2, enzyme_dup, out2,
+                                   dout2);
+  for (int i = 0; i < 9; i++) A2[i] = 99.0;
+  __enzyme_reverse((void *)invert, enzyme_dup, A2, dA2, enzyme_dup, out2, dout2, tape);
+  __enzyme_autodiff((void *)invert, enzyme_dup, A3, dA3, enzyme_dup, out3, dout3);
+  for (int i = 0; i < 9; i++) check("getri split: dA", dA2[i], dA3[i]);
 }
 
 int main(void) {
@@ -106,6 +160,7 @@ int main(void) {
                          1, enzyme_dup, w, tw, enzyme_const, 1), 15.0);
   for (int i = 0; i < 4; i++) check("split: dA", dA2[i], dA3[i]);
   for (int i = 0; i < 6; i++) check("split: dB", dB2[i], dB3[i]);
+  check_getri_modes();
   if (failures) {
     printf("%d mismatches\n", failures);
     fflush(stdout);
