@@ -6,7 +6,10 @@ Vector overloads use the same partials elementwise. The partials come from
 
 from __future__ import annotations
 
+import math
+
 from irgrad.ad.rules.elementary import LLVM_FREXP, LLVM_MODF, MATH, maximum, maxnum, minimum, minnum
+from irgrad.ad.rules.expr import ZERO
 from irgrad.ad.rules.rule import def_intrinsic
 
 _SAME_AS_MATH = [
@@ -38,3 +41,12 @@ def_intrinsic(["llvm.minimum"], **{**MATH["minimum"].kwargs(), "primal": minimum
 def_intrinsic(["llvm.maximum"], **{**MATH["maximum"].kwargs(), "primal": maximum})
 def_intrinsic(["llvm.frexp"], result_index=0, **LLVM_FREXP.kwargs())
 def_intrinsic(["llvm.modf"], result_index=0, **LLVM_MODF.kwargs())
+# saturating float -> integer conversions (Rust's `as`, flang's int()): like fptosi/fptoui
+def_intrinsic(
+    ["llvm.fptosi.sat", "llvm.fptoui.sat"],
+    partials=[ZERO],
+    domain=[(0.1, 0.9)],
+    primal=lambda x: float(math.trunc(x)),
+    result_kind="int",
+    notes="a saturating conversion: an integer result carries no derivative",
+)
