@@ -1,6 +1,7 @@
 /* LAPACK's getri (the inverse from getrf's factors) the way C code calls it: getrf, then
  * a workspace query (lwork = -1), then getri with the workspace it asked for -- through
- * Fortran (dgetri_/sgetri_) and LAPACKE (both layouts), with the inverse used afterwards
+ * Fortran (dgetri_/sgetri_) and LAPACKE (both layouts; its middle level LAPACKE_dgetri_work
+ * with the caller's workspace query), with the inverse used afterwards
  * by dgemm, and with active and inactive operands: blas_check.h. */
 #include <cblas.h>
 #include <lapacke.h>
@@ -85,6 +86,18 @@ static void lapacke_col_times(double *a, double *b, double *c, double *s) {
   cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, N, NRHS, N, 1.0, a, LD, b, LD, 0.0,
               c, LD);
 }
+/* LAPACKE's middle level: the workspace query and the workspace are the caller's */
+static void lapacke_work_row(double *a, double *b, double *c, double *s) {
+  (void)b; (void)c; (void)s;
+  lapack_int ipiv[N];
+  double wkopt;
+  LAPACKE_dgetrf_work(LAPACK_ROW_MAJOR, N, N, a, LD, ipiv);
+  LAPACKE_dgetri_work(LAPACK_ROW_MAJOR, N, a, LD, ipiv, &wkopt, -1);
+  lapack_int lwork = (lapack_int)wkopt;
+  double *work = malloc(sizeof(double) * (size_t)lwork);
+  LAPACKE_dgetri_work(LAPACK_ROW_MAJOR, N, a, LD, ipiv, work, lwork);
+  free(work);
+}
 static void slapacke_row(float *a, float *b, float *c, float *s) {
   (void)b; (void)c; (void)s;
   lapack_int ipiv[N];
@@ -102,6 +115,7 @@ PATTERN(double, lapacke_row, dup, const, const, const)
 PATTERN(double, lapacke_col_times, dup, dup, dup, const)
 PATTERN(double, lapacke_col_times, dup, const, dup, const)
 PATTERN(float, slapacke_row, dup, const, const, const)
+PATTERN(double, lapacke_work_row, dup, const, const, const)
 
 int main(void) {
   CHECK(double, "dgetrf_+dgetri_ (query)", inv, dup, const, const, const, diag_dominant);
@@ -119,5 +133,7 @@ int main(void) {
         diag_dominant);
   CHECK(float, "LAPACKE_sgetri row", slapacke_row, dup, const, const, const,
         diag_dominant_f);
+  CHECK(double, "LAPACKE_dgetri_work row (query)", lapacke_work_row, dup, const, const,
+        const, diag_dominant);
   return check_done();
 }

@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 PROGRAMS = {"cblas_rules": ((), 50), "fortran_rules": ((), 34),
             "flang_rules": (("flang_kernel.f90",), 4), "gauss_newton": ((), 0),
             "modes": ((), 0), "lapacke_rules": (("-llapacke",), 4),
-            "lu_rules": (("-llapacke",), 11), "getri_rules": (("-llapacke",), 10),
+            "lu_rules": (("-llapacke",), 11), "getri_rules": (("-llapacke",), 11),
             "gp_loglik": (("-llapacke",), 2)}
 LEVELS = ["O0", "O1", "O2", "O3"]
 _BUILD = Path(tempfile.mkdtemp(prefix="irgrad-blas-"))

@@ -64,13 +64,20 @@ def test_workspace_arguments() -> None:
     assert fortran.routine.query == "lwork"
     lapacke = blas_function("LAPACKE_dgetri")
     assert lapacke is not None and lapacke.params == ("layout", "n", "A", "lda", "ipiv")
+    middle = blas_function("LAPACKE_dgetri_work")  # LAPACKE's middle level
+    assert middle is not None and middle.spelling is LAPACKE
+    assert middle.params == ("layout", "n", "A", "lda", "ipiv", "work", "lwork")
+    assert middle.written == ("A", "work")
+    getrf = blas_function("LAPACKE_sgetrf_work")
+    assert getrf is not None and getrf.params == ("layout", "m", "n", "A", "lda", "ipiv")
     numba = blas_function("numba_ez_xxgetri")
     assert numba is not None and numba.params == ("kind", "n", "A", "lda", "ipiv")
 
 
 @pytest.mark.parametrize("name", ["cblas_dsyr2k", "dgemm", "cblas_zgemm", "LAPACKE_ddot",
                                   "cblas_dpotrf", "numba_xxgetrs", "ddot_x",
-                                  "LAPACKE_dgetri_work", "numba_ez_gesdd"])
+                                  "cblas_dgemm_work", "LAPACKE_dgesdd_work",
+                                  "numba_ez_gesdd"])
 def test_unknown_names(name: str) -> None:
     assert blas_function(name) is None
 

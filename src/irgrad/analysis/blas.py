@@ -9,15 +9,16 @@ writes and what it returns. Spellings map names and calling conventions onto it:
   ``layout`` (``CblasRowMajor``/``CblasColMajor``) for levels 2 and 3;
 * Fortran ``d<r>_`` / ``s<r>_``: every argument by reference, LAPACK's ``info`` last, and
   possibly hidden string lengths (flang/gfortran) after the listed arguments;
-* LAPACKE ``LAPACKE_d<r>`` / ``LAPACKE_s<r>``: layout first, by value, ``info`` returned;
+* LAPACKE ``LAPACKE_d<r>`` / ``LAPACKE_s<r>``: layout first, by value, ``info`` returned
+  (``LAPACKE_d<r>_work``: the same, with Fortran's workspace arguments last);
 * numba's helpers (``numba_xxdot``, ``numba_xxnrm2``, ``numba_xxgemv``, ``numba_xxgemm``;
   LAPACK: ``numba_xxgetrf``, ``numba_xgesv``, ``numba_ez_xxgetri``, ``numba_xxpotrf``,
   what ``np.linalg.solve``/``inv``/``det``/``cholesky`` compile to): a ``kind`` char selects the element
   type, column-major, unit increments, scalars by reference, dot's result through a
   pointer, LAPACK's ``info`` returned.
 
-Fortran's spelling of some LAPACK routines takes a workspace the other spellings
-allocate themselves (``getri``: ``work, lwork`` before ``info``): :attr:`Routine.workspace`
+Fortran's spelling of some LAPACK routines (and LAPACKE's ``_work`` one) takes a
+workspace the other spellings allocate themselves (``getri``: ``work, lwork`` before ``info``): :attr:`Routine.workspace`
 lists those arguments, and :attr:`Routine.query` the size argument whose value ``-1`` makes
 the call a workspace query (it writes the optimal size to ``work[0]`` and nothing else).
 A workspace holds no derivative: the derivatives zero its shadow where the call writes
@@ -216,11 +217,14 @@ def blas_function(name: str | None) -> BlasFunction | None:
     for prefix, spelling in (("cblas_", CBLAS), ("LAPACKE_", LAPACKE)):
         if name.startswith(prefix):
             rest = name[len(prefix):]
-            r = ROUTINES.get(rest[1:])
+            # LAPACKE's middle-level ``LAPACKE_d<r>_work``: the workspace passed by value
+            work = spelling is LAPACKE and rest.endswith("_work")
+            r = ROUTINES.get(rest[1:-len("_work")] if work else rest[1:])
             if r is None or rest[:1] not in "ds" or \
                     (spelling is LAPACKE) != r.lapack:
                 return None
-            return BlasFunction(r, spelling, _element(rest[0]), _params(r, spelling))
+            params = _params(r, spelling) + (r.workspace if work else ())
+            return BlasFunction(r, spelling, _element(rest[0]), params)
     if name.endswith("_") and name[:1] in "ds":
         r = ROUTINES.get(name[1:-1])
         if r is not None:
