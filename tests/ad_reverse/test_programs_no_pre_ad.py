@@ -64,9 +64,6 @@ def test_no_pre_ad_corpus_includes_the_adbench_shapes() -> None:
 # Open bugs (program, level) -> what goes wrong without irgrad's pre-AD pipeline: strict
 # xfails, so the run fails when one starts to pass (delete its entry)
 OPEN_BUGS: dict[tuple[str, str], str] = {
-    ("memory_memcpy_doubles", "O0"): "'Cannot deduce type of the data copied by "
-    "memcpy/memmove' on unoptimized IR (the copy's ends are reached through %x.addr "
-    "reloads the type evidence does not follow yet; issue 17, open)",
     **{("runtime_activity_const_row", lv): "'inactive pointer stored into memory that also "
        "holds active pointers' without the pre-AD pipeline (runtime activity sees the "
        "row pointers only after SROA; issue 17, open)" for lv in LEVELS},

@@ -52,13 +52,7 @@ LEVELS = {
 OPT_LEVELS = ["O0", "O2"]
 # Open bugs, each a strict xfail (the run fails when one starts to pass: delete its entry)
 # with what goes wrong. Keys: (program, level or "sanitized-O1" / "sanitized-O0"..., route).
-_TRIAL_COPY_O0 = ("open (issue 17): at -O0 the state copy's std::vector<double> memmove "
-                  "(std::copy, run-time length) in solve() has no typed access in reach: "
-                  "'Cannot deduce type'; -O1..-O3 and the sanitized -O2 build are right")
-OPEN_BUGS: dict[tuple[str, str, str], str] = {
-    ("trial_state_copies.cpp", "O0", "cc"): _TRIAL_COPY_O0,
-    ("trial_state_copies.cpp", "O0", "opt"): _TRIAL_COPY_O0,
-}
+OPEN_BUGS: dict[tuple[str, str, str], str] = {}
 
 
 def _open_bug(prog: Path, level: str, route: str) -> list[pytest.MarkDecorator]:

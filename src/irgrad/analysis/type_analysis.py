@@ -23,11 +23,14 @@ from irgrad.analysis.known_functions import (
     is_math_intrinsic,
 )
 from irgrad.analysis.layout import aggregate_offset, alloc_size
+from irgrad.analysis.named_objects import NamedObjects
 from irgrad.analysis.overflow_intrinsics import is_overflow_intrinsic, overflow_result_tree
 from irgrad.analysis.tbaa import TBAATypes
 from irgrad.analysis.type_offsets import (
     any_offset,
+    array_elements,
     array_of_records,
+    inner_array_index,
     is_pointer_recurrence,
     linear_offset,
     minus_one_only,
@@ -123,6 +126,7 @@ class _FunctionTypeAnalysis:
                 inputs.append(self.return_tree)
             self._inputs[inst] = tuple(inputs)
         self._quiet: dict[Instruction, tuple[int, ...]] = {}
+        self.named = NamedObjects(self.insts)
 
     # -- tree access -------------------------------------------------------------------
     def get(self, v: Value) -> TypeTree:
@@ -188,6 +192,7 @@ class _FunctionTypeAnalysis:
                 self.visit(inst)
                 if tuple(t.version for t in inputs) == before:
                     quiet[inst] = before
+            self.named.step(self.pointee, self.update_pointee)
             if not self.changed:
                 break
         conflicts = [f"{v!r}: {p} {a} vs {b}" for v, t in self.trees.items()
@@ -365,6 +370,18 @@ class _FunctionTypeAnalysis:
             # p[i].field: periodic with the element size; map within one element
             self.update_pointee(inst, periodic(src_mem, off, size).shift(0, size - off))
             self.update_pointee(inst.pointer, dst_mem.shift(0, size - off, off))
+            return
+        inner = inner_array_index(inst)
+        if inner is not None and off >= 0:
+            # ``a[k][i]``, ``s.v[i].x``: the i-th element of an array of ``stride``-byte
+            # elements, ``count`` of them, inside the object at ``start`` bytes: what one
+            # element says holds for each of them, and what they say holds for the one
+            start, stride, count = inner
+            within = off - start
+            rec = periodic(src_mem.shift(start, stride * count), 0, stride)
+            self.update_pointee(inst, array_of_records(rec, stride).shift(within, stride - within))
+            self.update_pointee(inst.pointer, array_elements(
+                dst_mem.shift(0, stride - within, within), start, stride, count))
             return
         self.update_pointee(inst, minus_one_only(src_mem))
         self.update_pointee(inst.pointer, minus_one_only(dst_mem))

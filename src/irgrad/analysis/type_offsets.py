@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import math
 
-from irgrad.analysis.layout import struct_offsets
-from irgrad.analysis.type_tree import TypeTree
+from irgrad.analysis.layout import alloc_size, struct_offsets
+from irgrad.analysis.type_tree import MAX_OFFSET, TypeTree
 from irgrad.ir.constants import ConstantInt
 from irgrad.ir.instructions import (
     BinaryOperator,
@@ -17,7 +17,7 @@ from irgrad.ir.instructions import (
     PHINode,
     SelectInst,
 )
-from irgrad.ir.types import Type
+from irgrad.ir.types import ArrayType, Type, VectorType
 from irgrad.ir.values import Value
 
 
@@ -94,6 +94,51 @@ def periodic(mem: TypeTree, start: int, stride: int) -> TypeTree:
     return out
 
 
+def array_elements(rec: TypeTree, start: int, stride: int, count: int) -> TypeTree:
+    """The memory of ``count`` elements of ``stride`` bytes from ``start``, each as ``rec``
+    says (its one type at every offset when the array starts the memory and the record
+    is :func:`uniform_record`)."""
+    if start == 0 and uniform_record(rec, stride):
+        return any_offset(rec)
+    out = TypeTree()
+    last = min(count, (MAX_OFFSET - start) // stride + 1)
+    for k in range(max(last, 0)):
+        out.or_in(rec.shift(0, stride, start + k * stride))
+    return out
+
+
+def inner_array_index(gep: GetElementPtrInst) -> tuple[int, int, int] | None:
+    """``(start, stride, count)`` when the one variable index of ``gep`` selects an
+    element of an array inside the object (``a[k][i]``, ``s.v[i].x``): ``count``
+    elements of ``stride`` bytes, the first ``start`` bytes from the base pointer."""
+    t: Type = gep.source_type
+    off = 0
+    found: tuple[int, int, int] | None = None
+    for k, idx in enumerate(gep.indices):
+        if k == 0:
+            if not isinstance(idx, ConstantInt):
+                return None
+            off += idx.signed_value * alloc_size(t)
+            continue
+        if t.is_struct:
+            if not isinstance(idx, ConstantInt):
+                return None
+            off += struct_offsets(t)[idx.value]
+            t = t.elements[idx.value]  # type: ignore[attr-defined]
+            continue
+        if not isinstance(t, ArrayType | VectorType):
+            return None
+        count, t = t.count, t.element
+        stride = alloc_size(t)
+        if isinstance(idx, ConstantInt):
+            off += idx.signed_value * stride
+        elif found is None and stride > 0:
+            found = (off, stride, count)
+        else:
+            return None
+    return found
+
+
 def any_offset(mem: TypeTree) -> TypeTree:
     """Every first-level offset becomes ``-1``."""
     out = TypeTree()
@@ -132,5 +177,5 @@ def is_pointer_recurrence(gep: GetElementPtrInst, cache: dict[Instruction, bool]
     return found
 
 
-__all__ = ["any_offset", "array_of_records", "is_pointer_recurrence", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
+__all__ = ["any_offset", "array_elements", "array_of_records", "inner_array_index", "is_pointer_recurrence", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
            "uniform_record"]
