@@ -245,7 +245,9 @@ def _global_copy(ctx: Ctx, out: Out) -> None:
     loop = ctx.chance(0.5)
     ctx.note("global_mutable_" + ("loop" if loop else "memcpy"))
     out.append(MemCopy(name, src.name, ctx.n, loop=loop))
-    ctx.arrays.append(ArrayVar(name, Int(LOCAL_LEN), LOCAL_LEN, True))
+    # only the first n elements are filled: the rest keep what an earlier call left, so
+    # reading them would make the function depend on the calls before it
+    ctx.arrays.append(ArrayVar(name, ctx.n, ctx.n_min, True))
 
 
 def _global_counter(ctx: Ctx, out: Out) -> None:
