@@ -122,8 +122,8 @@ ALLOCATORS: dict[str, Allocator] = {
         # irgrad's own tape (irgrad.ad.core.tape_runtime), as a derivative that is itself
         # differentiated calls it: a push is an n-byte frame out of the stack `state`
         # points at; the shadow frame comes out of the shadow stack
-        Allocator("__irgrad_tape_push_nocache", (1,), state_args=(0,),
-                  released_with_state=True),
+        *(Allocator(f"__irgrad_tape_push{variant}", (1,), state_args=(0,),
+                    released_with_state=True) for variant in ("_nocache", "_stable")),
     )
 }
 
@@ -139,7 +139,8 @@ class Deallocator:
 
 # releases of everything the pushes on a stack state allocated (the state is their first
 # argument): the tape release of irgrad.ad.core.tape_runtime
-STATE_RELEASE_FUNCTIONS = frozenset(["__irgrad_tape_release_nocache"])
+STATE_RELEASE_FUNCTIONS = frozenset(["__irgrad_tape_release_nocache",
+                                     "__irgrad_tape_release_stable"])
 # releases of the heap blocks an object owns, through its descriptor (the first
 # argument): flang's runtime finalizes a derived-type object and deallocates its
 # allocatable components. The shadow object owns the shadow blocks: the derivative

@@ -208,7 +208,7 @@ class DerivativeContext:
 
     def _synthesize(self, config: FnConfig) -> Function:
         # a derivative being differentiated again: its tape code must be differentiable
-        without_tape_cache(config.function)
+        without_tape_cache(config.function, stable=config.mode is not DerivativeMode.FORWARD)
         without_deferred_frees(config.function)
         synthesize = self.synthesizers.get(config.mode)
         if synthesize is not None:

@@ -14,14 +14,27 @@ heap tape carries its capacity in a :data:`HEADER_BYTES` header in front of its 
   ones: ADBench GMM's tapes of tens of megabytes spent a third of the gradient in the
   kernel's page-fault handler. Tapes over :data:`CACHE_LIMIT_BYTES` are freed.
 
-A derivative that is differentiated again (forward over reverse) calls the ``_nocache``
-variants instead (:func:`without_tape_cache`): the same layout, no atomics on a global,
-so its tape code is differentiable like any malloc/realloc/free code.
+A derivative that is differentiated again calls other variants instead
+(:func:`without_tape_cache`), whose code is differentiable like any allocator's: no
+atomics on a global. Both are known allocators (``analysis.known_functions``): a push's
+shadow frame is a push on the shadow state.
+
+* ``_nocache`` (forward mode over the derivative): the same layout, grown by realloc;
+  tangents are read and written as the primal runs, so a frame that moved is never used.
+* ``_stable`` (reverse mode over the derivative): frames never move. The reverse pass of
+  the outer derivative reads and zeroes the shadow frame of every push long after later
+  pushes grew the stack, through the pointer the push returned; a realloc'd stack left
+  those pointers dangling (AddressSanitizer: heap-use-after-free in third-order reverse
+  mode), and a copied one would split a frame's adjoint between two blocks. So the first
+  push reserves :data:`STABLE_RESERVATION` bytes of address space (``mmap`` with
+  ``MAP_NORESERVE``: pages cost memory once touched) and the stack stays there; a tape that
+  outgrows it stops the program with a message.
 """
 
 from __future__ import annotations
 
 from irgrad import ir
+from irgrad.ad.core.failures import emit_failure
 from irgrad.ir.builder import IRBuilder
 
 # {base, sp, capacity, stack buffer, list of shadow blocks to free at the end (or null):
@@ -33,6 +46,10 @@ CACHE_NAME = "__irgrad_tape_cache"
 PUSH_NAME = "__irgrad_tape_push"
 RELEASE_NAME = "__irgrad_tape_release"
 NOCACHE = "_nocache"
+STABLE = "_stable"
+STABLE_RESERVATION = 1 << 34  # 16 GiB of address space per stack of a _stable variant
+_PROT_READ_WRITE = 3
+_MAP_PRIVATE_ANONYMOUS_NORESERVE = 0x02 | 0x20 | 0x4000  # Linux
 
 
 def _header(b: IRBuilder, data: ir.Value) -> ir.Value:
@@ -200,16 +217,103 @@ def pop_frame(b: IRBuilder, state: ir.Value, size: int) -> tuple[ir.Instruction,
     return sp, frame
 
 
-def without_tape_cache(fn: ir.Function) -> None:
-    """Make ``fn`` (about to be differentiated) call the ``_nocache`` tape helpers."""
+def stable_push_function(module: ir.Module) -> ir.Function:
+    """``ptr @__irgrad_tape_push_stable(ptr state, i64 n)``: reserve n bytes, return the
+    frame; the stack lives in one address-space reservation and never moves."""
+    name = PUSH_NAME + STABLE
+    fn = new_helper(module, name, ir.FunctionType(ir.ptr, [ir.ptr, ir.i64]))
+    if fn is None:
+        return module.get_function(name)  # type: ignore[return-value]
+    st, n = fn.args
+    st.name, n.name = "state", "n"
+    entry, grow, reserve, moved, full, no_map, done = (fn.append_basic_block(x) for x in (
+        "entry", "grow", "reserve", "moved", "full", "no.map", "done"))
+    b = IRBuilder(entry)
+    sp_slot = b.struct_gep(STATE_TYPE, st, 1, name="sp.slot")
+    cap_slot = b.struct_gep(STATE_TYPE, st, 2, name="cap.slot")
+    base = b.load(ir.ptr, st, name="base")
+    sp = b.load(ir.i64, sp_slot, name="sp")
+    cap = b.load(ir.i64, cap_slot, name="cap")
+    buf = b.load(ir.ptr, b.struct_gep(STATE_TYPE, st, 3), name="buf")
+    need = b.add(sp, n, name="need")
+    # the derivative's stack buffer (or no stack yet) is left at the first push: nothing
+    # has been pushed there, every push goes through this function
+    in_region = b.icmp("ne", base, buf, name="in.region")
+    fits = b.icmp("ule", need, cap, name="fits")
+    b.cond_br(b.and_(in_region, fits), done, grow)
+    b.position_at_end(grow)
+    b.cond_br(in_region, full, reserve)
+    b.position_at_end(reserve)
+    mmap = module.get_function("mmap") or module.get_or_insert_function(
+        "mmap", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64, ir.i32, ir.i32, ir.i32, ir.i64]))
+    region = b.call(mmap, [ir.ConstantPointerNull(ir.ptr),
+                           ir.ConstantInt(ir.i64, STABLE_RESERVATION),
+                           ir.ConstantInt(ir.i32, _PROT_READ_WRITE),
+                           ir.ConstantInt(ir.i32, _MAP_PRIVATE_ANONYMOUS_NORESERVE),
+                           ir.ConstantInt(ir.i32, -1), ir.ConstantInt(ir.i64, 0)], name="region")
+    failed = b.icmp("eq", b.ptrtoint(region, ir.i64), ir.ConstantInt(ir.i64, -1))
+    b.cond_br(failed, no_map, moved)
+    b.position_at_end(moved)
+    b.memcpy(region, base, sp)
+    b.store(region, st)
+    b.store(ir.ConstantInt(ir.i64, STABLE_RESERVATION), cap_slot)
+    big = b.icmp("ugt", need, ir.ConstantInt(ir.i64, STABLE_RESERVATION), name="too.big")
+    b.cond_br(big, full, done)
+    b.position_at_end(full)
+    emit_failure(b, module, f"irgrad: the tape of a derivative that is differentiated again "
+                 f"in reverse mode outgrew its {STABLE_RESERVATION >> 30} GiB reservation")
+    b.position_at_end(no_map)
+    emit_failure(b, module, "irgrad: cannot reserve address space for the tape of a "
+                 "derivative that is differentiated again in reverse mode (mmap failed)")
+    b.position_at_end(done)
+    cur = b.phi(ir.ptr, [(base, entry), (region, moved)], name="cur")
+    b.store(need, sp_slot)
+    b.ret(b.gep(ir.i8, cur, [sp], name="frame"))
+    return fn
+
+
+def stable_release_function(module: ir.Module) -> ir.Function:
+    """``void @__irgrad_tape_release_stable(ptr state)``: unmap the reservation."""
+    name = RELEASE_NAME + STABLE
+    fn = new_helper(module, name, ir.FunctionType(ir.void, [ir.ptr]))
+    if fn is None:
+        return module.get_function(name)  # type: ignore[return-value]
+    st = fn.args[0]
+    st.name = "state"
+    entry, unmap, done = (fn.append_basic_block(n) for n in ("entry", "unmap", "done"))
+    b = IRBuilder(entry)
+    base = b.load(ir.ptr, st, name="base")
+    buf = b.load(ir.ptr, b.struct_gep(STATE_TYPE, st, 3), name="buf")
+    b.cond_br(b.icmp("eq", base, buf, name="never.pushed"), done, unmap)
+    b.position_at_end(unmap)
+    munmap = module.get_function("munmap") or module.get_or_insert_function(
+        "munmap", ir.FunctionType(ir.i32, [ir.ptr, ir.i64]))
+    b.call(munmap, [base, ir.ConstantInt(ir.i64, STABLE_RESERVATION)])
+    b.br(done)
+    b.position_at_end(done)
+    b.ret()
+    return fn
+
+
+def without_tape_cache(fn: ir.Function, *, stable: bool = False) -> None:
+    """Make ``fn`` (about to be differentiated) call the ``_nocache`` tape helpers, or the
+    ``_stable`` ones when it is differentiated in reverse mode (``_stable`` also serves a
+    later forward-mode derivative, so it is never undone)."""
     module = fn.parent
     if module is None or fn.is_declaration:
         return
+    pushes = {PUSH_NAME, PUSH_NAME + NOCACHE}
+    replaceable = pushes | {RELEASE_NAME, RELEASE_NAME + NOCACHE}
     for inst in list(fn.instructions()):
         if not isinstance(inst, ir.CallBase):
             continue
         callee = inst.called_function
-        if callee is None or callee.name not in (PUSH_NAME, RELEASE_NAME):
+        if callee is None or callee.name not in replaceable:
             continue
-        make = tape_push_function if callee.name == PUSH_NAME else tape_release_function
-        inst.callee = make(module, cached=False)
+        push = callee.name in pushes
+        if stable:
+            inst.callee = stable_push_function(module) if push else \
+                stable_release_function(module)
+        elif callee.name in (PUSH_NAME, RELEASE_NAME):
+            make = tape_push_function if push else tape_release_function
+            inst.callee = make(module, cached=False)
