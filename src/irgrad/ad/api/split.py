@@ -126,7 +126,8 @@ def lower_split_call(ctx: DerivativeContext, call: ir.CallInst, parsed: ParsedCa
     if parsed.mode is DerivativeMode.REVERSE_PRIMAL:
         if parsed.allocated is not None:
             values.append(parsed.tape)  # type: ignore[arg-type]
-        zero_shadows_before(ctx, b, aug)  # the reverse call continues with these shadows
+        # the reverse call continues with these shadows: zeroed here, for both halves
+        zero_shadows_before(ctx, b, aug, rev)
         result = b.call(aug, values)
         _augmented_result(b, call, parsed, result, entry)
     else:

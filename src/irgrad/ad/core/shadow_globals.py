@@ -10,7 +10,7 @@ forward mode keeps the tangent of ``@G`` in it, reverse mode its adjoint.
 **Zeroed at each top-level call.** The shadow of a global irgrad created holds no seed of
 the user's: before each call of a derivative the user asked for (``__enzyme_autodiff``,
 ``__enzyme_fwddiff``, ``__enzyme_augmentfwd``; :func:`zero_shadows_before`) the shadows
-that derivative uses are zeroed, as Enzyme zeroes the shadow it creates for a global. The
+that derivative uses (and, for an augmented primal, its reverse) are zeroed, as Enzyme zeroes the shadow it creates for a global. The
 global's value on entry is then a constant of the call (tangent 0), and the adjoint of
 that initial value is not returned -- only arguments and the result are inputs and
 outputs of a derivative.
@@ -210,9 +210,14 @@ class ShadowGlobals:
                         found[g] = None
         return list(found)
 
-    def zero_before(self, b: ir.IRBuilder, fn: ir.Function) -> None:
-        """At ``b``: zero the shadows the derivative ``fn`` uses."""
-        for s in self.used_by(fn):
+    def zero_before(self, b: ir.IRBuilder, *fns: ir.Function) -> None:
+        """At ``b``: zero the shadows the derivatives ``fns`` use (an augmented primal and
+        its reverse: the reverse reads adjoints out of shadows the augmented primal never
+        touches, such as the one a ``memcpy`` into a global leaves to its reverse)."""
+        found: dict[ir.GlobalVariable, None] = {}
+        for fn in fns:
+            found.update(dict.fromkeys(self.used_by(fn)))
+        for s in found:
             b.memset(s, 0, ir.ConstantInt(ir.i64, alloc_size(s.value_type)), s.align)
 
 
@@ -250,9 +255,10 @@ def unshadowed_memory(p: ir.Value, what: str) -> str:
     return f"{what} into global @{g.name}, which has no shadow: its derivative would be lost"
 
 
-def zero_shadows_before(ctx: DerivativeContext, b: ir.IRBuilder, fn: ir.Function) -> None:
-    """Before a user's call of derivative ``fn``: zero the shadow globals it uses."""
-    shadow_globals_of(ctx).zero_before(b, fn)
+def zero_shadows_before(ctx: DerivativeContext, b: ir.IRBuilder, *fns: ir.Function) -> None:
+    """Before a user's call of derivative ``fns[0]``: zero the shadow globals it uses, and
+    those of the derivatives that continue it (the reverse of an augmented primal)."""
+    shadow_globals_of(ctx).zero_before(b, *fns)
 
 
 # -- the user's shadows ------------------------------------------------------------------------
