@@ -103,32 +103,41 @@ def reachable_functions(roots: Iterable[ir.Function]) -> set[ir.Function]:
     """The defined functions ``roots`` may run: through direct calls, and -- when one of
     them calls through a pointer -- every function whose address is taken."""
     seen: set[ir.Function] = set()
-    work = [f for f in roots if not f.is_declaration]
+    work = list(dict.fromkeys(f for f in roots if not f.is_declaration))
     indirect = False
     module: ir.Module | None = None
     while work:
         fn = work.pop()
-        if fn in seen:
-            continue
-        seen.add(fn)
-        module = module or fn.parent
-        for inst in fn.instructions():
-            if not isinstance(inst, ir.CallBase):
-                continue
-            callee = inst.called_function
-            if callee is None:
-                indirect = indirect or not isinstance(inst.callee, ir.InlineAsm)
-            elif not callee.is_declaration and callee not in seen:
-                work.append(callee)
-            for a in inst.args:  # a function handed to a callee may be called by it
-                if isinstance(a, ir.Function) and not a.is_declaration and a not in seen:
-                    work.append(a)
+        if fn not in seen:
+            seen.add(fn)
+            module = module or fn.parent
+            indirect = _visit_calls(fn, seen, work) or indirect
+        # (checked after every item, also one already seen: the list of roots may name a
+        # function twice, and the last item popped decides whether the walk ends here)
         if not work and indirect and module is not None:
             indirect = False
             work = [f for f in module.functions if not f.is_declaration and f not in seen
                     and any(not (isinstance(u.user, ir.CallBase) and u.user.callee is f)
                             for u in f.uses)]
     return seen
+
+
+def _visit_calls(fn: ir.Function, seen: set[ir.Function], work: list[ir.Function]) -> bool:
+    """Queue the defined functions ``fn`` calls or hands to a callee; whether it calls
+    through a pointer."""
+    indirect = False
+    for inst in fn.instructions():
+        if not isinstance(inst, ir.CallBase):
+            continue
+        callee = inst.called_function
+        if callee is None:
+            indirect = indirect or not isinstance(inst.callee, ir.InlineAsm)
+        elif not callee.is_declaration and callee not in seen:
+            work.append(callee)
+        for a in inst.args:  # a function handed to a callee may be called by it
+            if isinstance(a, ir.Function) and not a.is_declaration and a not in seen:
+                work.append(a)
+    return indirect
 
 
 def _pointer_uses(inst: ir.Instruction, index: int, p: ir.Value

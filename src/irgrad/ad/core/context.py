@@ -170,6 +170,7 @@ class DerivativeContext:
                 for key in [k for k in self.cache if k.function is config.function]:
                     if self.cache[key].parent is None:  # removed by the failed synthesis
                         del self.cache[key]
+            self._discard(first_new)
             raise
         finally:
             self.stack.pop()
@@ -179,6 +180,37 @@ class DerivativeContext:
         self.cache[config] = fn
         self._finish(first_new)
         return fn
+
+    def _discard(self, first_new: int) -> None:
+        """After a failed synthesis: forget the derivatives registered since ``first_new``
+        (half made, or made for the one that failed), so that a caller that catches the
+        error and goes on -- an indirect call's dispatcher, a function-pointer table --
+        never gets one from the cache, and remove them from the module unless something
+        made before still calls them."""
+        made = self.created[first_new:]
+        if not made:
+            return
+        gone = set(made)
+        del self.created[first_new:]
+        for key in [k for k, f in self.cache.items() if f in gone]:
+            del self.cache[key]
+        for fn in made:
+            self.configs.pop(fn, None)
+            self._finished.discard(fn)
+
+        def inside(user: object) -> bool:
+            block = getattr(user, "parent", None)
+            return block is not None and getattr(block, "parent", None) in gone
+
+        if any(not inside(u.user) for fn in made for u in fn.uses):
+            return
+        for fn in made:  # bodies first: they may call each other
+            for bb in fn.blocks:
+                for inst in bb.instructions:
+                    inst.drop_all_references()
+        for fn in made:
+            if fn.parent is not None:
+                self.module.remove_function(fn)
 
     def _finish(self, first_new: int) -> None:
         """Run the finish hook on the derivatives this synthesis created (bodies done)."""
