@@ -5,9 +5,9 @@ The AD program goes through ``python -m irgrad cc`` exactly as a user's program 
 With ``sanitize`` it goes through ``irgrad cc -S -emit-llvm -fsanitize=undefined``
 instead (UBSan's checks are inserted by clang's front end, before AD), ``opt-22
 -passes=forceattrs`` gives every defined function LLVM's ``sanitize_address`` attribute
-(irgrad's synthesized derivatives have none, and ``irgrad cc -fsanitize=address``
-instruments nothing at -O1..-O3), and clang-22 instruments the result with AddressSanitizer
-and links it with both runtimes. The FD program is compiled by plain clang-22 under
+(the IR ``irgrad cc -S -emit-llvm`` writes is not instrumented yet: ``irgrad cc`` adds the
+attribute and runs AddressSanitizer's pass only when it builds the binary itself), and
+clang-22 instruments the result with AddressSanitizer and links it with both runtimes. The FD program is compiled by plain clang-22 under
 AddressSanitizer and UndefinedBehaviorSanitizer, so a generator bug that makes a program
 ill-defined shows up as an ``invalid`` program rather than as an irgrad bug.
 """
