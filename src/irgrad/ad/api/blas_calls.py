@@ -229,10 +229,7 @@ def unless_query(e: BlasEmitter, c: BlasCall, o: BlasOperands,
         work(e, o)
         return
     assert not c.bf.routine.returns  # a tangent made in a branch would not dominate
-
-    def run() -> None:
-        work(e, o)
-    e.branch(live, o.scoped(e, run), lambda: None)
+    e.branch(live, o.scoped(e, lambda: work(e, o)), lambda: None)
 
 
 def zero_workspace(e: BlasEmitter, c: BlasCall, shadows: Callable[[str], list[ir.Value]]) -> None:
