@@ -59,23 +59,35 @@ def _acquire(module: ir.Module) -> ir.Function:
         return got
     fn = ir.Function(name, ir.FunctionType(ir.ptr, []), "internal")
     module.add_function(fn)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    m = reserve_address_space(b, module, RESERVATION, "irgrad: cannot reserve address space "
+                              "for the shadow of an enzyme_const argument that derivatives "
+                              "flow through (mmap failed)", "map")
+    b.ret(b.gep(ir.i8, m, [ir.ConstantInt(ir.i64, RESERVATION // 2)], name="middle"))
+    return fn
+
+
+def reserve_address_space(b: ir.IRBuilder, module: ir.Module, size: int, message: str,
+                          name: str) -> ir.Value:
+    """At ``b``: ``mmap`` ``size`` bytes of zeroed address space without backing store
+    (pages cost memory once touched); where that fails the program stops with
+    ``message``. ``b`` ends positioned in a new block where the mapping exists; returns
+    its address."""
+    fn = b.function
+    assert fn is not None
     mmap = module.get_function("mmap") or module.get_or_insert_function(
         "mmap", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64, ir.i32, ir.i32, ir.i32, ir.i64]))
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ok = fn.append_basic_block("ok")
-    fail = fn.append_basic_block("fail")
-    m = b.call(mmap, [ir.ConstantPointerNull(ir.ptr), ir.ConstantInt(ir.i64, RESERVATION),
+    m = b.call(mmap, [ir.ConstantPointerNull(ir.ptr), ir.ConstantInt(ir.i64, size),
                       ir.ConstantInt(ir.i32, _PROT_READ_WRITE),
                       ir.ConstantInt(ir.i32, _MAP_PRIVATE_ANONYMOUS_NORESERVE),
-                      ir.ConstantInt(ir.i32, -1), ir.ConstantInt(ir.i64, 0)], name="map")
-    failed = b.icmp("eq", b.ptrtoint(m, ir.i64), ir.ConstantInt(ir.i64, -1))
-    b.cond_br(failed, fail, ok)
-    b.position_at_end(ok)
-    b.ret(b.gep(ir.i8, m, [ir.ConstantInt(ir.i64, RESERVATION // 2)], name="middle"))
+                      ir.ConstantInt(ir.i32, -1), ir.ConstantInt(ir.i64, 0)], name=name)
+    ok = fn.append_basic_block(f"{name}.ok")
+    fail = fn.append_basic_block(f"{name}.failed")
+    b.cond_br(b.icmp("eq", b.ptrtoint(m, ir.i64), ir.ConstantInt(ir.i64, -1)), fail, ok)
     b.position_at_end(fail)
-    emit_failure(b, module, "irgrad: cannot reserve address space for the shadow of an "
-                 "enzyme_const argument that derivatives flow through (mmap failed)")
-    return fn
+    emit_failure(b, module, message)
+    b.position_at_end(ok)
+    return m
 
 
 def _release(module: ir.Module) -> ir.Function:
@@ -100,5 +112,6 @@ __all__ = [
     "acquire_internal_shadow",
     "internal_shadow_params",
     "release_internal_shadow",
+    "reserve_address_space",
     "with_internal_shadows",
 ]

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from irgrad import ir
 from irgrad.ad.core.failures import emit_failure
+from irgrad.ad.core.internal_shadows import reserve_address_space
 from irgrad.ir.builder import IRBuilder
 
 # {base, sp, capacity, stack buffer, list of shadow blocks to free at the end (or null):
@@ -48,8 +49,6 @@ RELEASE_NAME = "__irgrad_tape_release"
 NOCACHE = "_nocache"
 STABLE = "_stable"
 STABLE_RESERVATION = 1 << 34  # 16 GiB of address space per stack of a _stable variant
-_PROT_READ_WRITE = 3
-_MAP_PRIVATE_ANONYMOUS_NORESERVE = 0x02 | 0x20 | 0x4000  # Linux
 
 
 def _header(b: IRBuilder, data: ir.Value) -> ir.Value:
@@ -138,11 +137,7 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
     entry, grow, grow_stack, fresh_bb, copy_bb, grow_heap, grown, done = (
         fn.append_basic_block(x) for x in names)
     b = IRBuilder(entry)
-    sp_slot = b.struct_gep(STATE_TYPE, st, 1, name="sp.slot")
-    cap_slot = b.struct_gep(STATE_TYPE, st, 2, name="cap.slot")
-    base = b.load(ir.ptr, st, name="base")
-    sp = b.load(ir.i64, sp_slot, name="sp")
-    cap = b.load(ir.i64, cap_slot, name="cap")
+    sp_slot, cap_slot, base, sp, cap = _load_state(b, st)
     need = b.add(sp, n, name="need")
     b.cond_br(b.icmp("ugt", need, cap, name="full"), grow, done)
     b.position_at_end(grow)
@@ -206,6 +201,17 @@ def tape_push_function(module: ir.Module, cached: bool = True) -> ir.Function:
     return fn
 
 
+def _load_state(b: IRBuilder, st: ir.Value
+                ) -> tuple[ir.Value, ir.Value, ir.Value, ir.Value, ir.Value]:
+    """The stack pointer's and capacity's slots in state ``st``, and its base, stack
+    pointer and capacity."""
+    sp_slot = b.struct_gep(STATE_TYPE, st, 1, name="sp.slot")
+    cap_slot = b.struct_gep(STATE_TYPE, st, 2, name="cap.slot")
+    base = b.load(ir.ptr, st, name="base")
+    return (sp_slot, cap_slot, base, b.load(ir.i64, sp_slot, name="sp"),
+            b.load(ir.i64, cap_slot, name="cap"))
+
+
 def pop_frame(b: IRBuilder, state: ir.Value, size: int) -> tuple[ir.Instruction, ir.Value]:
     """Pop ``size`` bytes off the byte stack ``state``: the new stack pointer (an ``i64``
     subtraction whose constant a caller may patch later) and the popped frame."""
@@ -226,14 +232,10 @@ def stable_push_function(module: ir.Module) -> ir.Function:
         return module.get_function(name)  # type: ignore[return-value]
     st, n = fn.args
     st.name, n.name = "state", "n"
-    entry, grow, reserve, moved, full, no_map, done = (fn.append_basic_block(x) for x in (
-        "entry", "grow", "reserve", "moved", "full", "no.map", "done"))
+    entry, grow, reserve, full, done = (fn.append_basic_block(x) for x in (
+        "entry", "grow", "reserve", "full", "done"))
     b = IRBuilder(entry)
-    sp_slot = b.struct_gep(STATE_TYPE, st, 1, name="sp.slot")
-    cap_slot = b.struct_gep(STATE_TYPE, st, 2, name="cap.slot")
-    base = b.load(ir.ptr, st, name="base")
-    sp = b.load(ir.i64, sp_slot, name="sp")
-    cap = b.load(ir.i64, cap_slot, name="cap")
+    sp_slot, cap_slot, base, sp, cap = _load_state(b, st)
     buf = b.load(ir.ptr, b.struct_gep(STATE_TYPE, st, 3), name="buf")
     need = b.add(sp, n, name="need")
     # the derivative's stack buffer (or no stack yet) is left at the first push: nothing
@@ -244,16 +246,11 @@ def stable_push_function(module: ir.Module) -> ir.Function:
     b.position_at_end(grow)
     b.cond_br(in_region, full, reserve)
     b.position_at_end(reserve)
-    mmap = module.get_function("mmap") or module.get_or_insert_function(
-        "mmap", ir.FunctionType(ir.ptr, [ir.ptr, ir.i64, ir.i32, ir.i32, ir.i32, ir.i64]))
-    region = b.call(mmap, [ir.ConstantPointerNull(ir.ptr),
-                           ir.ConstantInt(ir.i64, STABLE_RESERVATION),
-                           ir.ConstantInt(ir.i32, _PROT_READ_WRITE),
-                           ir.ConstantInt(ir.i32, _MAP_PRIVATE_ANONYMOUS_NORESERVE),
-                           ir.ConstantInt(ir.i32, -1), ir.ConstantInt(ir.i64, 0)], name="region")
-    failed = b.icmp("eq", b.ptrtoint(region, ir.i64), ir.ConstantInt(ir.i64, -1))
-    b.cond_br(failed, no_map, moved)
-    b.position_at_end(moved)
+    region = reserve_address_space(
+        b, module, STABLE_RESERVATION, "irgrad: cannot reserve address space for the tape "
+        "of a derivative that is differentiated again in reverse mode (mmap failed)", "region")
+    moved = b.insert_block
+    assert moved is not None
     b.memcpy(region, base, sp)
     b.store(region, st)
     b.store(ir.ConstantInt(ir.i64, STABLE_RESERVATION), cap_slot)
@@ -262,9 +259,6 @@ def stable_push_function(module: ir.Module) -> ir.Function:
     b.position_at_end(full)
     emit_failure(b, module, f"irgrad: the tape of a derivative that is differentiated again "
                  f"in reverse mode outgrew its {STABLE_RESERVATION >> 30} GiB reservation")
-    b.position_at_end(no_map)
-    emit_failure(b, module, "irgrad: cannot reserve address space for the tape of a "
-                 "derivative that is differentiated again in reverse mode (mmap failed)")
     b.position_at_end(done)
     cur = b.phi(ir.ptr, [(base, entry), (region, moved)], name="cur")
     b.store(need, sp_slot)
