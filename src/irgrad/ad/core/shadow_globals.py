@@ -10,10 +10,10 @@ forward mode keeps the tangent of ``@G`` in it, reverse mode its adjoint.
 **Zeroed at each top-level call.** The shadow of a global irgrad created holds no seed of
 the user's: before each call of a derivative the user asked for (``__enzyme_autodiff``,
 ``__enzyme_fwddiff``, ``__enzyme_augmentfwd``; :func:`zero_shadows_before`) the shadows
-that derivative uses (and, for an augmented primal, its reverse) are zeroed, as Enzyme zeroes the shadow it creates for a global. The
-global's value on entry is then a constant of the call (tangent 0), and the adjoint of
-that initial value is not returned -- only arguments and the result are inputs and
-outputs of a derivative.
+that derivative uses (for an augmented primal, also those its reverse uses) are zeroed,
+as Enzyme zeroes the shadow it creates for a global. The global's value on entry is then
+a constant of the call (tangent 0), and the adjoint of that initial value is not
+returned -- only arguments and the result are inputs and outputs of a derivative.
 
 **The user's shadows.** Enzyme's conventions name a shadow the user owns: the
 ``enzyme_shadow`` metadata on a global (``@G = global double 0.0, !enzyme_shadow !{ptr
