@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from irgrad.analysis.blas import is_blas_function, pointer_element
 from irgrad.analysis.fortran_descriptors import descriptor_trees
 from irgrad.analysis.known_functions import (
+    allocator,
     enzyme_hint,
     is_allocation,
     is_free,
@@ -178,6 +179,11 @@ class _FunctionTypeAnalysis:
     def update_pointee(self, p: Value, mem: TypeTree) -> None:
         if mem:
             self.update(p, mem.only(-1))
+
+    def same_contents(self, a: Value, b: Value, size: int) -> None:
+        """``size`` bytes at ``a`` and ``b`` are the same (a copy; -1: all of them)."""
+        self.update_pointee(a, self.pointee(b).shift(0, size))
+        self.update_pointee(b, self.pointee(a).shift(0, size))
 
     # -- the fixed point ---------------------------------------------------------------
     def run(self) -> TypeResults:
@@ -420,6 +426,9 @@ class _FunctionTypeAnalysis:
             for a in args:
                 if a.type.is_integer:
                     self.set_scalar(a, INTEGER)
+            alloc = allocator(name)
+            if alloc is not None and alloc.reallocates is not None:  # moves the old bytes
+                self.same_contents(call, args[alloc.reallocates], -1)
             return
         if is_free(name):
             return
@@ -430,14 +439,10 @@ class _FunctionTypeAnalysis:
         if _MEMCPY_RE.match(name) and len(args) >= 3:
             dst, src, n = args[0], args[1], args[2]
             self.set_scalar(n, INTEGER)
-            size = n.unsigned_value if isinstance(n, ConstantInt) else -1
-            self.update_pointee(dst, self.pointee(src).shift(0, size))
-            self.update_pointee(src, self.pointee(dst).shift(0, size))
+            self.same_contents(dst, src, n.unsigned_value if isinstance(n, ConstantInt) else -1)
             fields = self.owner.tbaa.struct_fields(call.get_metadata("tbaa.struct"))
             if fields:  # clang's description of a struct copy: {offset, size, tag}...
-                described = TypeTree()
-                for off, _, ct in fields:
-                    described.insert((off,), ct)
+                described = TypeTree({(off,): ct for off, _, ct in fields})
                 self.update_pointee(dst, described)
                 self.update_pointee(src, described)
             return
@@ -509,9 +514,9 @@ _HINT_TYPES = {
     "__enzyme_pointer": (POINTER, 8),
 }
 
+
 def _trim(t: TypeTree) -> TypeTree:
     return TypeTree({p: ct for p, ct in t.mapping.items() if len(p) <= CALL_DEPTH})
-
 
 
 class TypeAnalysis:
