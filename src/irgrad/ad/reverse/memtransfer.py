@@ -113,12 +113,16 @@ def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> N
         helper = memcpy_adjoint_helper(gu, _field_type(got.float_type))
         b.call(helper, [ssrc, sdst, as_i64(b, gu.lookup_primal(n, bb))])
         return
-    for off, ct in got.field_offsets("Float"):  # a struct of known size, field by field
-        t = _field_type(ct.float_kind)
+    # a struct of known size, field by field: every destination adjoint is read (and
+    # zeroed) before any is added to the source's, which a memmove may overlap
+    fields = [(off, _field_type(ct.float_kind)) for off, ct in got.field_offsets("Float")]
+    moved = []
+    for off, t in fields:
         pd = b.gep(ir.i8, sdst, [ir.ConstantInt(_I64, off)])
-        ps = b.gep(ir.i8, ssrc, [ir.ConstantInt(_I64, off)])
-        d = b.load(t, pd)
+        moved.append(b.load(t, pd))
         b.store(ir.ConstantFP(t, 0.0), pd)
+    for (off, t), d in zip(fields, moved, strict=True):
+        ps = b.gep(ir.i8, ssrc, [ir.ConstantInt(_I64, off)])
         b.store(b.fadd(b.load(t, ps), d), ps)
 
 
@@ -186,7 +190,11 @@ def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
 
 
 def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
-    """``void @__irgrad_memcpy_adjoint_<t>(ptr dsrc, ptr ddst, i64 bytes)``."""
+    """``void @__irgrad_memcpy_adjoint_<t>(ptr dsrc, ptr ddst, i64 bytes)``: ``dsrc +=
+    ddst; ddst = 0`` element by element, in the order that reads every ``ddst`` element
+    before the sum into an overlapping ``dsrc`` changes it: a ``memmove`` that shifts a
+    window left (``ddst`` below ``dsrc``) is undone from its last element down, one that
+    shifts right from its first element up (a memcpy's buffers never overlap)."""
     name = f"__irgrad_memcpy_adjoint_{et}"
     fn = gu.module.get_function(name)
     if fn is not None:
@@ -198,25 +206,35 @@ def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
     dsrc, ddst, nbytes = fn.args
     dsrc.name, ddst.name, nbytes.name = "dsrc", "ddst", "bytes"
     entry = fn.append_basic_block("entry")
-    loop = fn.append_basic_block("loop")
+    pick = fn.append_basic_block("direction")
+    up, down = fn.append_basic_block("up"), fn.append_basic_block("down")
     done = fn.append_basic_block("done")
     b = IRBuilder(entry)
-    size = alloc_size(et)
-    n = b.udiv(nbytes, ir.ConstantInt(_I64, size), name="n")
-    empty = b.icmp("eq", n, ir.ConstantInt(_I64, 0), name="empty")
-    b.cond_br(empty, done, loop)
-    b.position_at_end(loop)
-    i = b.phi(_I64, [(ir.ConstantInt(_I64, 0), entry)], name="i")
-    ps = b.gep(et, dsrc, [i], name="ps")
-    pd = b.gep(et, ddst, [i], name="pd")
-    vd = b.load(et, pd, name="vd")
-    b.store(ir.ConstantFP(et, 0.0), pd)
-    vs = b.load(et, ps, name="vs")
-    b.store(b.fadd(vs, vd, name="sum"), ps)
-    nxt = b.add(i, ir.ConstantInt(_I64, 1), name="next")
-    i.add_incoming(nxt, loop)
-    more = b.icmp("ult", nxt, n, name="more")
-    b.cond_br(more, loop, done)
+    zero, one = ir.ConstantInt(_I64, 0), ir.ConstantInt(_I64, 1)
+    n = b.udiv(nbytes, ir.ConstantInt(_I64, alloc_size(et)), name="n")
+    b.cond_br(b.icmp("eq", n, zero, name="empty"), done, pick)
+    b.position_at_end(pick)
+    b.cond_br(b.icmp("ult", ddst, dsrc, name="left"), down, up)
+
+    def move(i: ir.Value) -> None:
+        pd = b.gep(et, ddst, [i], name="pd")
+        vd = b.load(et, pd, name="vd")
+        b.store(ir.ConstantFP(et, 0.0), pd)
+        ps = b.gep(et, dsrc, [i], name="ps")
+        b.store(b.fadd(b.load(et, ps, name="vs"), vd, name="sum"), ps)
+
+    b.position_at_end(up)
+    i = b.phi(_I64, [(zero, pick)], name="i")
+    move(i)
+    nxt = b.add(i, one, name="next")
+    i.add_incoming(nxt, up)
+    b.cond_br(b.icmp("ult", nxt, n, name="more"), up, done)
+    b.position_at_end(down)
+    k = b.phi(_I64, [(n, pick)], name="k")
+    j = b.sub(k, one, name="j")
+    move(j)
+    k.add_incoming(j, down)
+    b.cond_br(b.icmp("ne", j, zero, name="rest"), down, done)
     b.position_at_end(done)
     b.ret()
     return fn
