@@ -357,8 +357,15 @@ class InactiveNames(frozenset[str]):
         return super().__contains__(name) or (
             isinstance(name, str)
             and (name.startswith(INACTIVE_PREFIXES) or is_cxx_inactive(name)
+                 or super().__contains__(_unfortified(name))
                  or enzyme_hint(name) is not None or is_rust_inactive(name)
                  or is_fortran_inactive(name)))
+
+
+def _unfortified(name: str) -> str:
+    """What glibc's fortified variant ``__snprintf_chk`` checks and then calls
+    (``snprintf``; _FORTIFY_SOURCE routes the library's calls there): as (in)active."""
+    return name[2:-4] if name.startswith("__") and name.endswith("_chk") else ""
 
 
 # External functions that never carry derivatives and never write user data: I/O, time,
@@ -369,7 +376,8 @@ INACTIVE_FUNCTIONS = InactiveNames(
         "putchar", "fputc", "putc", "fwrite", "write", "fflush", "perror", "__printf_chk",
         "__fprintf_chk", "abort", "exit", "_exit", "__assert_fail", "time", "clock",
         "gettimeofday", "clock_gettime", "rand", "srand", "random", "srandom", "getenv",
-        "atoi", "atof", "strlen", "strcmp", "strncmp", "malloc_usable_size",
+        "atoi", "atof", "strlen", "strcmp", "strncmp", "malloc_usable_size", "vsprintf",
+        "vsnprintf", "__chk_fail", "__stack_chk_fail", "__fdelt_chk",
         "__errno_location", "__cxa_guard_acquire", "__cxa_guard_release",
         # numba's helpers of array views: reshape/ravel compute the new view's integer
         # strides (the shadow view is made by the same code from the same integers)
