@@ -18,7 +18,7 @@ import llvmlite.binding as llvm
 
 from irgrad.errors import IRParseError
 from irgrad.llvm.canonicalize import canonicalize, strip_optnone
-from irgrad.llvm.fortified_calls import lower_fortified_calls
+from irgrad.llvm.memory_libcalls import lower_memory_libcalls
 from irgrad.llvm.load import parse_llvm
 from irgrad.llvm.optimize import optimize
 
@@ -158,7 +158,7 @@ def run_pipeline(
         module = strip_optnone(module, filename)
     if opts.through_ir_model:
         model = to_ir_model(module, filename)
-        lower_fortified_calls(model)
+        lower_memory_libcalls(model)
         if opts.pre_ad and mark_small_loops_for_full_unroll(model):
             # the pre-AD pipeline again: its full-unroll pass now unrolls the marked loops
             module = canonicalize(from_ir_model(model, filename), filename=filename)

@@ -1,5 +1,6 @@
-"""irgrad.llvm.fortified_calls: glibc's __memcpy_chk and siblings (-D_FORTIFY_SOURCE)
-become memory intrinsics preceded by the same object-size check."""
+"""irgrad.llvm.memory_libcalls: glibc's __memcpy_chk and siblings (-D_FORTIFY_SOURCE)
+become memory intrinsics preceded by the same object-size check; plain memcpy/memmove/
+memset calls (-fno-builtin) become the intrinsics."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 import pytest
 
 from irgrad import ir
-from irgrad.llvm.fortified_calls import CHECK, lower_fortified_calls
+from irgrad.llvm.memory_libcalls import CHECK, lower_memory_libcalls
 
 HEADER = """
 declare ptr @__memcpy_chk(ptr, ptr, i64, i64)
@@ -21,7 +22,7 @@ declare ptr @__memset_chk(ptr, i32, i64, i64)
 
 def _lowered(body: str) -> tuple[int, str]:
     m = ir.parse_module(HEADER + body, "t.ll")
-    n = lower_fortified_calls(m)
+    n = lower_memory_libcalls(m)
     ir.verify_module(m)
     return n, ir.print_module(m)
 
@@ -96,3 +97,66 @@ def test_the_overflow_check_stays(tmp_path, opt_level: int) -> None:
     assert ok.returncode == 0 and ok.stdout.strip() == "10"
     bad = subprocess.run([str(exe), "40"], capture_output=True, text=True)
     assert bad.returncode != 0 and "buffer overflow detected" in bad.stderr
+
+
+def test_plain_library_calls_become_intrinsics() -> None:
+    n, text = _lowered("""
+declare ptr @memcpy(ptr, ptr, i64)
+declare ptr @memset(ptr, i32, i64)
+define ptr @h(ptr %d, ptr %s, i64 %n) {
+  %a = call ptr @memcpy(ptr %d, ptr %s, i64 %n)
+  %b = call ptr @memset(ptr %a, i32 0, i64 %n)
+  ret ptr %b
+}
+""")
+    h = _body(text, "define ptr @h(")
+    assert n == 2 and CHECK not in text and "call ptr @mem" not in h
+    assert "llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n" in h and "ret ptr %d" in h
+
+
+def test_a_module_s_own_memcpy_stays() -> None:
+    n, _ = _lowered("""
+define ptr @memcpy(ptr %d, ptr %s, i64 %n) {
+  ret ptr %d
+}
+define void @k(ptr %d, ptr %s) {
+  %a = call ptr @memcpy(ptr %d, ptr %s, i64 8)
+  ret void
+}
+""")
+    assert n == 0
+
+
+@pytest.mark.parametrize("opt_level", [0, 2])
+def test_a_gradient_through_memcpy_under_fno_builtin(tmp_path, opt_level: int) -> None:
+    src = tmp_path / "nb.c"
+    src.write_text(NO_BUILTIN)
+    exe = tmp_path / "nb"
+    subprocess.run([sys.executable, "-m", "irgrad", "cc", f"-O{opt_level}", "-fno-builtin",
+                    str(src), "-o", str(exe), "-lm"], check=True)
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.split() == ["2", "4", "6", "0.5"]
+
+
+NO_BUILTIN = r"""
+#include <stdio.h>
+#include <string.h>
+extern int enzyme_dup, enzyme_const;
+double __enzyme_autodiff(void *, ...);
+struct st { double buf[8]; double w; };
+double f(const double *x, int n, double w) {
+  struct st s;
+  memset(&s, 0, sizeof s);
+  memcpy(s.buf, x, (size_t)n * sizeof(double));
+  memmove(&s.w, &w, sizeof w);
+  double r = 0;
+  for (int i = 0; i < n; i++) r += s.buf[i] * s.buf[i];
+  return r + 0.5 * s.w;
+}
+int main(void) {
+  double x[3] = {1, 2, 3}, dx[3] = {0};
+  double dw = __enzyme_autodiff((void *)f, enzyme_dup, x, dx, enzyme_const, 3, 1.0);
+  printf("%g %g %g %g\n", dx[0], dx[1], dx[2], dw);
+  return 0;
+}
+"""
