@@ -18,8 +18,8 @@ import llvmlite.binding as llvm
 
 from irgrad.errors import IRParseError
 from irgrad.llvm.canonicalize import canonicalize, strip_optnone
-from irgrad.llvm.memory_libcalls import lower_memory_libcalls
 from irgrad.llvm.load import parse_llvm
+from irgrad.llvm.memory_libcalls import lower_memory_libcalls
 from irgrad.llvm.optimize import optimize
 
 if TYPE_CHECKING:  # irgrad.ir is imported lazily (it is the heavier part)
