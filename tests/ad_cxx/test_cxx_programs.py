@@ -34,6 +34,10 @@ from irgrad.ad.api import lower_enzyme_calls
 from irgrad.ad.core.invoke import has_invokes, nounwind_copy
 from irgrad.toolchain import enzyme_include_dir
 
+# one worker builds the whole corpus (a session fixture): the group keeps the other
+# from building it again
+pytestmark = pytest.mark.xdist_group("cxx_programs")
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 PROGRAMS = sorted(HERE.glob("*.cpp"))

@@ -17,6 +17,10 @@ from pathlib import Path
 
 import pytest
 
+# one worker builds the whole corpus (a session fixture): the group keeps the other
+# from building it again
+pytestmark = pytest.mark.xdist_group("forward_programs")
+
 PROGRAMS = Path(__file__).parent / "programs"
 SOURCES = sorted(PROGRAMS.glob("*.c"))
 ROUTES = ("cc-O0", "cc-O1", "cc-O2", "cc-O3", "lli-O2")

@@ -30,6 +30,10 @@ from fwdrev_instrument import instrument
 
 from irgrad.toolchain import enzyme_include_dir
 
+# one worker builds the whole corpus (a session fixture): the group keeps the other
+# from building it again
+pytestmark = pytest.mark.xdist_group("forward_vs_reverse")
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).parent
 PROGRAMS = sorted((ROOT / "tests" / "ad_programs").glob("*.c"))

@@ -31,6 +31,10 @@ import pytest
 
 from irgrad.toolchain import enzyme_include_dir
 
+# one worker builds the whole corpus (a session fixture): the group keeps the other
+# from building it again
+pytestmark = pytest.mark.xdist_group("reverse_programs")
+
 K = TypeVar("K")
 
 ROOT = Path(__file__).resolve().parents[2]

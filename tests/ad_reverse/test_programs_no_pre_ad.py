@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 from test_programs import INCLUDE, PROGRAMS, PY, _run, run_all
 
+# one worker builds the whole corpus (a session fixture): the group keeps the other
+# from building it again
+pytestmark = pytest.mark.xdist_group("no_pre_ad_programs")
+
 LEVELS = ["O0", "O2"]
 
 # Programs that cannot be differentiated from unoptimized IR: program stem -> the error

@@ -19,6 +19,10 @@ from pathlib import Path
 import pytest
 from test_programs import ALL_PROGRAMS, INCLUDE, PY, _library, _run, run_all
 
+# one worker builds the whole corpus (a session fixture): the group keeps the other
+# from building it again
+pytestmark = pytest.mark.xdist_group("sanitized_programs")
+
 SANITIZERS = ["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 RUN_ENV = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}

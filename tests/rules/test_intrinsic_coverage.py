@@ -23,6 +23,10 @@ from irgrad.ad.rules import intrinsic_has_derivative
 from irgrad.analysis.known_functions import is_ignored_intrinsic, is_memory_transfer, is_memset
 from irgrad.frontends import compile_source
 
+# one worker builds the whole corpus (a session fixture): the group keeps the other
+# from building it again
+pytestmark = pytest.mark.xdist_group("intrinsic_coverage")
+
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 PROGRAMS = sorted(
