@@ -222,6 +222,10 @@ def _memcpy(ctx: Ctx, out: Out) -> None:
         _stack_array(ctx, out)
         return
     dst = ctx.rng.choice(targets)
+    if ctx.n_min >= 1 and ctx.chance(0.25):  # n - 1 >= 0 reals move
+        ctx.note("memmove_shift")
+        out.append(MemCopy(dst.name, dst.name, ctx.n, shift=ctx.rng.choice((-1, 1))))
+        return
     if ctx.chance(0.3):
         ctx.note("memset")
         out.append(MemCopy(dst.name, "", ctx.n, zero=True))

@@ -244,13 +244,17 @@ class Free:
 @dataclass(frozen=True)
 class MemCopy:
     """``memcpy(dst, src, count reals)``; ``loop``: the same as a copy loop; ``zero``:
-    ``memset(dst, 0, ...)`` (src unused). Filling a mutable global brings it into scope."""
+    ``memset(dst, 0, ...)`` (src unused); ``shift`` (src is dst): ``memmove`` of the
+    first ``count`` reals by ``shift`` places within the buffer, left (< 0, the oldest
+    dropped, as a sliding window does) or right (> 0, making room at the front).
+    Filling a mutable global brings it into scope."""
 
     dst: str
     src: str
     count: Expr
     zero: bool = False
     loop: bool = False
+    shift: int = 0
 
 
 Stmt = Decl | Assign | For | While | If | Switch | CallStmt | Return | HeapAlloc | Realloc | Free | MemCopy

@@ -204,6 +204,10 @@ class _Renderer:
             size = f"(size_t)({x(s.count)}) * sizeof({r})"
             if s.zero:
                 return [f"{ind}memset({s.dst}, 0, {size});"]
+            if s.shift:
+                k = abs(s.shift)
+                to, frm = (s.dst, f"{s.dst} + {k}") if s.shift < 0 else (f"{s.dst} + {k}", s.dst)
+                return [f"{ind}memmove({to}, {frm}, (size_t)({x(s.count)} - {k}) * sizeof({r}));"]
             if s.loop:
                 return [f"{ind}for (int fz_q = 0; fz_q < {x(s.count)}; fz_q++) "
                         f"{s.dst}[fz_q] = {s.src}[fz_q];"]
