@@ -258,3 +258,12 @@ def no_shadow_message(value: Value) -> str:
         "it does not point into differentiated memory (it comes from an enzyme_const "
         "argument, a global, or a value irgrad cannot follow)"
     )
+
+
+def variadic_callee_message(fn: Value) -> str:
+    """The error for a call whose derivative needs a variadic function's derivative."""
+    return (
+        f"Cannot differentiate a call of {value_ref(fn)}: it is variadic (its `...` "
+        "arguments are read with va_arg, which carries no derivatives); pass the values "
+        "in an array or as fixed parameters"
+    )

@@ -18,6 +18,7 @@ from irgrad.ad.core.diagnostics import (
     located_at,
     mixed_activity_store_message,
     source_location_of,
+    variadic_callee_message,
 )
 from irgrad.ad.core.dispatch import dispatcher, is_table_call
 from irgrad.ad.core.failures import table_check
@@ -35,11 +36,13 @@ from irgrad.ad.core.shadow_globals import (
 )
 from irgrad.ad.core.signatures import forward_signature
 from irgrad.ad.forward.allocations import visit_alloc, visit_out_alloc
+from irgrad.ad.forward.complex_calls import visit_complex_call
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.shadow_copies import copy_shadow, shadow_name, times_width
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.ad.rules.complex_calls import is_complex_call
 from irgrad.analysis.activity import has_float, holds_address_type, holds_pointers
 from irgrad.analysis.allocating_functions import returns_fresh_allocation
 from irgrad.analysis.blas import missing_rule
@@ -309,6 +312,9 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     if is_shadow_mirrored(name):
         _visit_mirrored(fp, call)
         return
+    if is_complex_call(call, name) and (callee is None or callee.is_declaration):
+        visit_complex_call(fp, call, name)
+        return
     like = math_function_like(name)
     if name.startswith("llvm."):
         rule = lookup_intrinsic(name)
@@ -411,6 +417,8 @@ def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function,
     ``args``: what the callee takes (default: the call's arguments)."""
     if not isinstance(call, ir.CallInst):
         raise fp.error(call, "invoke of a function with active arguments is not supported")
+    if callee.function_type.var_arg:
+        raise fp.error(call, variadic_callee_message(callee))
     args = list(call.args) if args is None else list(args)
     if config is None:
         config = callee_config(fp, callee, args, bool(call.uses))

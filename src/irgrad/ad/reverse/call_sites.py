@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, DiffeType, FnConfig
-from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.diagnostics import source_location_of, variadic_callee_message
 from irgrad.ad.core.signatures import returns_shadow
 from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.analysis.activity import has_float, holds_pointers
@@ -116,6 +116,8 @@ def call_config(gu: GradientUtils, fn: ir.Function, args: tuple[ir.Value, ...],
     """The activities of ``fn``'s arguments at ``call``: shadowed pointers (and
     integers holding their addresses) DUP, varied floating-point values OUT, the rest CONST (``fixed`` overrides by position); the
     result OUT when varied, DUP when it is a pointer whose shadow is needed."""
+    if fn.function_type.var_arg:
+        raise gu.error(variadic_callee_message(fn), call)
     arg_types: list[DiffeType] = []
     for k, a in enumerate(args):
         if fixed and k in fixed:

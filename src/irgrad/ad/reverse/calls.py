@@ -63,6 +63,7 @@ from irgrad.ad.reverse.memory import (
 from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.ad.reverse.vector_intrinsics import is_vector_intrinsic, reverse_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
+from irgrad.ad.rules.complex_calls import adjoints_of, complex_derivatives, is_complex_call
 from irgrad.analysis.blas import missing_rule
 from irgrad.analysis.fortran_runtime import fortran_routine
 from irgrad.analysis.known_functions import (
@@ -216,9 +217,13 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
             d = gu.diffe(call, b)
             gu.add_to_diffe(call.args[0], b.extract_value(d, [0]), b)
         return
+    fn = call.called_function
+    if is_complex_call(call, name) and (fn is None or fn.is_declaration):
+        if gu.is_varied(call):
+            _reverse_complex_call(gu, call, name, b)
+        return
     like = math_function_like(name)
     rule = lookup_intrinsic(name) if name.startswith("llvm.") else lookup_call(like or name)
-    fn = call.called_function
     if rule is not None and (like or name.startswith("llvm.") or fn is None
                              or fn.is_declaration):
         if gu.is_varied(call):
@@ -294,3 +299,17 @@ def _reverse_cheap_call(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
         args.append(gu.diffe(call, b))
     result = b.call(diffe_fn, args)
     _distribute(gu, call.args, config, result, b)
+
+
+def _reverse_complex_call(gu: GradientUtils, call: ir.CallBase, name: str,
+                          b: IRBuilder) -> None:
+    """A complex library call (:mod:`irgrad.ad.rules.complex_calls`): each operand pair
+    receives ``conj(f')`` times the result's adjoint."""
+    bb = call.parent
+    assert bb is not None
+    args = [gu.lookup_primal(a, bb) for a in call.args]
+    derivs = complex_derivatives(b, name, args, gu.lookup_primal(call, bb))
+    for k, (ax, ay) in enumerate(adjoints_of(b, name, derivs, gu.diffe(call, b))):
+        for operand, adj in ((call.args[2 * k], ax), (call.args[2 * k + 1], ay)):
+            if gu.is_varied(operand):
+                gu.add_to_diffe(operand, adj, b)
