@@ -171,8 +171,8 @@ def test_error_program(prog: Path, tmp_path: Path) -> None:
     assert m is not None, prog
     expected = m.group(1).strip()
     line = next(k for k, ln in enumerate(text.splitlines(), 1) if "ERROR-LINE" in ln)
-    cc = _run([PY, "-m", "irgrad", "cc", "-g", "-O2", f"-I{INCLUDE}", str(prog), "-o",
-               str(tmp_path / "exe"), "-lm"], timeout=300)
+    cc = _run([PY, "-m", "irgrad", "cc", "-g", "-O2", f"-I{INCLUDE}", *_flags(prog), str(prog),
+               "-o", str(tmp_path / "exe"), "-lm"], timeout=300)
     assert cc.returncode == 2, cc.stdout + cc.stderr
     assert "Traceback" not in cc.stderr and " object at 0x" not in cc.stderr, cc.stderr
     assert expected in cc.stderr, cc.stderr

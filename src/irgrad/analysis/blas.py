@@ -236,9 +236,25 @@ def _element(prefix: str) -> str:
     return "double" if prefix == "d" else "float"
 
 
+# runtimes whose calls irgrad has no derivatives for, by prefix: what to tell the user
+_UNSUPPORTED_RUNTIMES = (
+    (("__kmpc_", "GOMP_", "omp_"),
+     "an OpenMP runtime call (-fopenmp): irgrad does not differentiate OpenMP parallel "
+     "regions yet; build the differentiated code without -fopenmp (its pragmas are then "
+     "ignored and the loops run serially)"),
+    (("MPI_", "PMPI_"), "an MPI call: irgrad has no derivatives of MPI communication"),
+    (("pthread_create", "thrd_create"),
+     "a thread started inside the differentiated code: irgrad does not differentiate "
+     "across threads"),
+)
+
+
 def missing_rule(name: str | None) -> str | None:
     """What has no derivative, in the user's words, when ``name`` is a numba helper
-    irgrad has no rule for (None otherwise)."""
+    irgrad has no rule for or a parallel runtime's call (None otherwise)."""
+    for prefixes, why in _UNSUPPORTED_RUNTIMES:
+        if name is not None and name.startswith(prefixes):
+            return why
     users = NUMBA_WITHOUT_RULE.get(name or "")
     if users is None:
         return None
