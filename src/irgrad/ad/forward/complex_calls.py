@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.rules.complex_calls import complex_derivatives, tangent_of
+from irgrad.ad.rules.complex_calls import complex_derivatives, operand_pairs, tangent_of
 
 if TYPE_CHECKING:
     from irgrad.ad.forward.instructions import ForwardPass
@@ -18,8 +18,8 @@ def visit_complex_call(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
         return
     b = fp.b  # (positioned after the call by the pass)
     derivs = complex_derivatives(b, name, args, call)
-    lanes = [fp.lanes(fp.tangent_or_zero(a, ir.double), ir.double) for a in args]
-    out = [tangent_of(b, name, derivs, [(lanes[j][k], lanes[j + 1][k])
-                                        for j in range(0, len(args), 2)])
+    lanes = [fp.lanes(fp.tangent_or_zero(a), a.type) for a in args]
+    out = [tangent_of(b, name, derivs, operand_pairs(b, [lane[k] for lane in lanes]),
+                      call.type)
            for k in range(fp.width)]
     fp.tangents[call] = fp.pack(out, call.type)

@@ -42,7 +42,7 @@ from irgrad.ad.forward.shadow_copies import copy_shadow, shadow_name, times_widt
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
-from irgrad.ad.rules.complex_calls import is_complex_call
+from irgrad.ad.rules.complex_calls import complex_base
 from irgrad.analysis.activity import has_float, holds_address_type, holds_pointers
 from irgrad.analysis.allocating_functions import returns_fresh_allocation
 from irgrad.analysis.blas import missing_rule
@@ -312,8 +312,9 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     if is_shadow_mirrored(name):
         _visit_mirrored(fp, call)
         return
-    if is_complex_call(call, name) and (callee is None or callee.is_declaration):
-        visit_complex_call(fp, call, name)
+    base = complex_base(call, name)
+    if base is not None and (callee is None or callee.is_declaration):
+        visit_complex_call(fp, call, base)
         return
     like = math_function_like(name)
     if name.startswith("llvm."):

@@ -63,7 +63,13 @@ from irgrad.ad.reverse.memory import (
 from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.ad.reverse.vector_intrinsics import is_vector_intrinsic, reverse_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
-from irgrad.ad.rules.complex_calls import adjoints_of, complex_derivatives, is_complex_call
+from irgrad.ad.rules.complex_calls import (
+    Abi,
+    adjoints_of,
+    complex_base,
+    complex_derivatives,
+    operand_slots,
+)
 from irgrad.analysis.blas import missing_rule
 from irgrad.analysis.fortran_runtime import fortran_routine
 from irgrad.analysis.known_functions import (
@@ -218,9 +224,10 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
             gu.add_to_diffe(call.args[0], b.extract_value(d, [0]), b)
         return
     fn = call.called_function
-    if is_complex_call(call, name) and (fn is None or fn.is_declaration):
+    base = complex_base(call, name)
+    if base is not None and (fn is None or fn.is_declaration):
         if gu.is_varied(call):
-            _reverse_complex_call(gu, call, name, b)
+            _reverse_complex_call(gu, call, base, b)
         return
     like = math_function_like(name)
     rule = lookup_intrinsic(name) if name.startswith("llvm.") else lookup_call(like or name)
@@ -303,13 +310,18 @@ def _reverse_cheap_call(gu: GradientUtils, call: ir.CallBase, fn: ir.Function,
 
 def _reverse_complex_call(gu: GradientUtils, call: ir.CallBase, name: str,
                           b: IRBuilder) -> None:
-    """A complex library call (:mod:`irgrad.ad.rules.complex_calls`): each operand pair
+    """A complex library call (:mod:`irgrad.ad.rules.complex_calls`): each operand
     receives ``conj(f')`` times the result's adjoint."""
     bb = call.parent
     assert bb is not None
     args = [gu.lookup_primal(a, bb) for a in call.args]
     derivs = complex_derivatives(b, name, args, gu.lookup_primal(call, bb))
-    for k, (ax, ay) in enumerate(adjoints_of(b, name, derivs, gu.diffe(call, b))):
-        for operand, adj in ((call.args[2 * k], ax), (call.args[2 * k + 1], ay)):
+    adjoints = adjoints_of(b, name, derivs, gu.diffe(call, b))
+    for slot, adj in zip(operand_slots(list(call.args)), adjoints, strict=True):
+        if len(slot) == 1:  # a <2 x float>
+            if gu.is_varied(slot[0]):
+                gu.add_to_diffe(slot[0], Abi(adj[0].type, True).pack(b, adj), b)  # type: ignore[arg-type]
+            continue
+        for operand, part in zip(slot, adj, strict=True):
             if gu.is_varied(operand):
-                gu.add_to_diffe(operand, adj, b)
+                gu.add_to_diffe(operand, part, b)

@@ -14,13 +14,16 @@ coordinates is multiplication by the complex derivative ``f'(z) = p + iq``:
 mode adds ``conj(f'(z))`` times the output adjoint, that is ``dx += p dr + q di``,
 ``dy += -q dr + p di``. ``f'`` is built from the function's own result and the library
 (``csin' = ccos``). ``cabs`` and ``carg`` return a real: their gradients are
-``(x, y) / |z|`` and ``(-y, x) / |z|^2``. The ``float`` and ``long double`` variants
-(passed as a vector or in memory) are not covered and stay "No derivative found".
+``(x, y) / |z|`` and ``(-y, x) / |z|^2``. The ``float`` variants (``cexpf``,
+``__mulsc3``) follow the ABI the call has: x86-64 passes a ``float complex`` as one
+``<2 x float>``. ``long double complex`` (passed in memory) is not covered and stays
+"No derivative found".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from irgrad import ir
 from irgrad.ir.builder import IRBuilder
@@ -30,12 +33,9 @@ Complex = tuple[ir.Value, ir.Value]
 #: two real-valued functions): one complex derivative per complex operand
 Derivative = Callable[[IRBuilder, list[Complex], Complex], list[Complex]]
 
-_D = ir.double
-_PAIR = ir.StructType([_D, _D])
-
-
-def _c(b: IRBuilder, v: float) -> ir.Value:
-    return ir.ConstantFP(_D, v)
+def _k(like: ir.Value, v: float) -> ir.Value:
+    """The constant ``v`` of ``like``'s floating-point type."""
+    return ir.ConstantFP(like.type, v)
 
 
 def cmul(b: IRBuilder, z: Complex, w: Complex) -> Complex:
@@ -50,7 +50,7 @@ def crecip(b: IRBuilder, w: Complex) -> Complex:
 
 
 def _cadd_real(b: IRBuilder, z: Complex, r: float) -> Complex:
-    return b.fadd(z[0], _c(b, r)), z[1]
+    return b.fadd(z[0], _k(z[0], r)), z[1]
 
 
 def _cneg(b: IRBuilder, z: Complex) -> Complex:
@@ -58,13 +58,15 @@ def _cneg(b: IRBuilder, z: Complex) -> Complex:
 
 
 def _libcall(b: IRBuilder, name: str, z: Complex) -> Complex:
-    """``name(z)`` of the library (declared in the module if missing)."""
-    module = b.module
-    assert module is not None
-    fn = module.get_function(name) or module.get_or_insert_function(
-        name, ir.FunctionType(_PAIR, [_D, _D]))
-    r = b.call(fn, [z[0], z[1]])
-    return b.extract_value(r, [0]), b.extract_value(r, [1])
+    """``name(z)`` of the library in ``z``'s precision, with the ABI the front end gives
+    that precision (declared in the module if missing)."""
+    abi = Abi.of(z[0].type)
+    fn = b.module.get_function(abi.spell(name)) if b.module is not None else None
+    if fn is None:
+        assert b.module is not None
+        fn = b.module.get_or_insert_function(abi.spell(name), abi.unary_type())
+    args = [abi.pack(b, z)] if abi.vector else list(z)
+    return abi.parts(b, b.call(fn, args))
 
 
 def _one_minus_sq(b: IRBuilder, z: Complex, sign: float) -> Complex:
@@ -80,8 +82,8 @@ def _unary(fn: Callable[[IRBuilder, Complex, Complex], Complex]) -> Derivative:
 COMPLEX_FUNCTIONS: dict[str, Derivative] = {
     "cexp": _unary(lambda b, z, f: f),
     "clog": _unary(lambda b, z, f: crecip(b, z)),
-    "csqrt": _unary(lambda b, z, f: crecip(b, (b.fmul(f[0], _c(b, 2.0)),
-                                                b.fmul(f[1], _c(b, 2.0))))),
+    "csqrt": _unary(lambda b, z, f: crecip(b, (b.fmul(f[0], _k(f[0], 2.0)),
+                                                b.fmul(f[1], _k(f[1], 2.0))))),
     "csin": _unary(lambda b, z, f: _libcall(b, "ccos", z)),
     "ccos": _unary(lambda b, z, f: _cneg(b, _libcall(b, "csin", z))),
     "ctan": _unary(lambda b, z, f: _cadd_real(b, cmul(b, f, f), 1.0)),
@@ -106,36 +108,133 @@ COMPLEX_FUNCTIONS: dict[str, Derivative] = {
 }
 #: real-valued: the gradient (d/dx, d/dy) from z and |z| or arg z
 REAL_VALUED = ("cabs", "carg")
+#: the float spellings of the two arithmetic helpers
+_FLOAT_HELPERS = {"__mulsc3": "__muldc3", "__divsc3": "__divdc3"}
 
 
-def is_complex_call(call: ir.CallBase, name: str | None) -> bool:
-    """A call of one of the functions above with the ``double complex`` ABI."""
-    if name not in COMPLEX_FUNCTIONS and name not in REAL_VALUED:
-        return False
-    want = _D if name in REAL_VALUED else _PAIR
-    args = list(call.args)
-    return (call.type == want and len(args) in (2, 4) and all(a.type == _D for a in args)
-            and (len(args) == 4) == (name in ("__muldc3", "__divdc3", "cpow")))
+@dataclass(frozen=True)
+class Abi:
+    """How one precision's complex values cross calls: ``double complex`` as two doubles
+    and ``{ double, double }``; ``float complex`` (x86-64) as one ``<2 x float>``."""
+
+    elem: ir.FloatType
+    vector: bool
+
+    @staticmethod
+    def of(elem: ir.Type) -> Abi:
+        assert isinstance(elem, ir.FloatType)
+        return Abi(elem, elem == ir.float_)
+
+    @property
+    def pair_type(self) -> ir.Type:
+        return (ir.VectorType(2, self.elem) if self.vector
+                else ir.StructType([self.elem, self.elem]))
+
+    def spell(self, base: str) -> str:
+        return base + "f" if self.elem == ir.float_ else base
+
+    def unary_type(self) -> ir.FunctionType:
+        params = [self.pair_type] if self.vector else [self.elem, self.elem]
+        return ir.FunctionType(self.pair_type, params)
+
+    def pack(self, b: IRBuilder, z: Complex) -> ir.Value:
+        out: ir.Value = ir.null_value(self.pair_type)
+        for k, part in enumerate(z):
+            out = (b.insert_element(out, part, k) if self.vector
+                   else b.insert_value(out, part, [k]))
+        return out
+
+    @staticmethod
+    def parts(b: IRBuilder, v: ir.Value) -> Complex:
+        if v.type.is_vector:
+            return b.extract_element(v, 0), b.extract_element(v, 1)
+        return b.extract_value(v, [0]), b.extract_value(v, [1])
+
+
+def complex_base(call: ir.CallBase, name: str | None) -> str | None:
+    """The double spelling of the function ``call`` calls (``cexpf`` -> ``cexp``) when it
+    is one of the functions above with its precision's usual ABI (else None)."""
+    if name is None:
+        return None
+    base = _FLOAT_HELPERS.get(name, name)
+    if base not in COMPLEX_FUNCTIONS and base not in REAL_VALUED and name.endswith("f"):
+        base = name[:-1]
+    if base not in COMPLEX_FUNCTIONS and base not in REAL_VALUED:
+        return None
+    elem = call.type if base in REAL_VALUED else getattr(call.type, "element", None) or (
+        call.type.elements[0] if call.type.is_struct and len(call.type.elements) == 2
+        else None)
+    if not isinstance(elem, ir.FloatType) or elem not in (ir.double, ir.float_):
+        return None
+    if (elem == ir.float_) != (name != base):
+        return None
+    binary = base in ("__muldc3", "__divdc3", "cpow")
+    try:
+        pairs = _pairs_shape(list(call.args), elem)
+    except ValueError:
+        return None
+    result_ok = call.type == elem if base in REAL_VALUED else call.type in (
+        ir.VectorType(2, elem), ir.StructType([elem, elem]))
+    return base if result_ok and pairs == (2 if binary else 1) else None
+
+
+def _pairs_shape(args: list[ir.Value], elem: ir.Type) -> int:
+    """How many complex operands ``args`` hold (scalars in pairs or ``<2 x elem>``)."""
+    count, k = 0, 0
+    while k < len(args):
+        t = args[k].type
+        if t == ir.VectorType(2, elem):
+            k += 1
+        elif t == elem and k + 1 < len(args) and args[k + 1].type == elem:
+            k += 2
+        else:
+            raise ValueError(t)
+        count += 1
+    return count
+
+
+def operand_pairs(b: IRBuilder, args: Sequence[ir.Value]) -> list[Complex]:
+    """The complex operands of a call (its arguments as given: pairs or vectors)."""
+    out: list[Complex] = []
+    k = 0
+    while k < len(args):
+        if args[k].type.is_vector:
+            out.append(Abi.parts(b, args[k]))
+            k += 1
+        else:
+            out.append((args[k], args[k + 1]))
+            k += 2
+    return out
+
+
+def operand_slots(args: Sequence[ir.Value]) -> list[tuple[ir.Value, ...]]:
+    """The argument(s) each complex operand came in: one vector, or two scalars."""
+    out: list[tuple[ir.Value, ...]] = []
+    k = 0
+    while k < len(args):
+        step = 1 if args[k].type.is_vector else 2
+        out.append(tuple(args[k:k + step]))
+        k += step
+    return out
 
 
 def complex_derivatives(b: IRBuilder, name: str, args: Sequence[ir.Value],
                         result: ir.Value) -> list[Complex]:
     """``f'`` with respect to each complex operand, from the primal operands and result
     (for ``cabs``/``carg``: the gradient ``(d/dx, d/dy)`` of the one operand)."""
-    ops = [(args[k], args[k + 1]) for k in range(0, len(args), 2)]
+    ops = operand_pairs(b, args)
     x, y = ops[0]
     if name == "cabs":
         return [(b.fdiv(x, result), b.fdiv(y, result))]
     if name == "carg":
         r2 = b.fadd(b.fmul(x, x), b.fmul(y, y))
         return [(b.fneg(b.fdiv(y, r2)), b.fdiv(x, r2))]
-    f = (b.extract_value(result, [0]), b.extract_value(result, [1]))
-    return COMPLEX_FUNCTIONS[name](b, ops, f)
+    return COMPLEX_FUNCTIONS[name](b, ops, Abi.parts(b, result))
 
 
-def tangent_of(b: IRBuilder, name: str, derivs: list[Complex],
-               tangents: list[Complex]) -> ir.Value:
-    """The result's tangent: ``sum_j f'_j * t_j`` (a ``{double, double}``), or for the
+def tangent_of(b: IRBuilder, name: str, derivs: list[Complex], tangents: list[Complex],
+               result_type: ir.Type) -> ir.Value:
+    """The result's tangent: ``sum_j f'_j * t_j`` (of the call's complex type), or for the
     real-valued functions the gradient dotted with the tangent."""
     if name in REAL_VALUED:
         (gx, gy), (tx, ty) = derivs[0], tangents[0]
@@ -146,21 +245,20 @@ def tangent_of(b: IRBuilder, name: str, derivs: list[Complex],
         pr, pi = cmul(b, d, t)
         re, im = (pr, pi) if re is None or im is None else (b.fadd(re, pr), b.fadd(im, pi))
     assert re is not None and im is not None
-    out = b.insert_value(ir.null_value(_PAIR), re, [0])
-    return b.insert_value(out, im, [1])
+    return Abi(re.type, result_type.is_vector).pack(b, (re, im))  # type: ignore[arg-type]
 
 
 def adjoints_of(b: IRBuilder, name: str, derivs: list[Complex],
                 d: ir.Value) -> list[Complex]:
-    """What each operand pair receives from the result's adjoint ``d``: ``conj(f') *
+    """What each complex operand receives from the result's adjoint ``d``: ``conj(f') *
     (dr + i di)`` (for the real-valued functions: the gradient times ``d``)."""
     if name in REAL_VALUED:
         gx, gy = derivs[0]
         return [(b.fmul(gx, d), b.fmul(gy, d))]
-    dr, di = b.extract_value(d, [0]), b.extract_value(d, [1])
+    dr, di = Abi.parts(b, d)
     return [(b.fadd(b.fmul(p, dr), b.fmul(q, di)), b.fsub(b.fmul(p, di), b.fmul(q, dr)))
             for p, q in derivs]
 
 
-__all__ = ["COMPLEX_FUNCTIONS", "REAL_VALUED", "adjoints_of", "complex_derivatives",
-           "is_complex_call", "tangent_of"]
+__all__ = ["COMPLEX_FUNCTIONS", "REAL_VALUED", "Abi", "adjoints_of", "complex_base",
+           "complex_derivatives", "operand_pairs", "operand_slots", "tangent_of"]
