@@ -12,7 +12,11 @@ gradient against central differences and forward against reverse mode, and print
   ``maxval(abs(matmul(transpose(w), v)))``;
 * ``bead_chain.f90``: arrays of derived types allocated through the runtime,
   ``cshift``, ``spread``, ``sum(dim=)``, ``norm2``, windows reallocated in a loop,
-  ``allocate(source=)``, ``minval``, a masked ``sum``, and ``real(4)`` routines.
+  ``allocate(source=)``, ``minval``, a masked ``sum``, and ``real(4)`` routines;
+* ``complex_impedance.f90``: an equivalent-circuit fit in ``complex(8)`` (complex
+  division through ``__divdc3``, ``exp``/``log``/``sqrt``/``abs`` of complex values, and
+  ``z**k`` through ``_FortranAzpowi``, also at ``z = 0``) and ``complex(4)``
+  (``_FortranAcpowi``).
 
 At ``-O0`` flang calls its runtime for the array intrinsics (``_FortranASumReal8``,
 ``_FortranAMatmulReal8Real8``...), at every level for ``spread``, ``norm2``,
@@ -35,7 +39,8 @@ import pytest
 from irgrad.frontends.fortran import compile_fortran
 
 HERE = Path(__file__).resolve().parent / "fortran"
-PROGRAMS = ("allocatable_matmul.f90", "regression.f90", "bead_chain.f90")
+PROGRAMS = ("allocatable_matmul.f90", "regression.f90", "bead_chain.f90",
+            "complex_impedance.f90")
 INTRINSICS = ("_FortranAMatmulReal8Real8", "_FortranADotProductReal8", "_FortranASumReal8")
 # runtime routines each program calls at every level (so -O1..-O3 exercise rules too)
 RUNTIME_AT_EVERY_LEVEL = {
@@ -45,6 +50,8 @@ RUNTIME_AT_EVERY_LEVEL = {
     "bead_chain.f90": ("_FortranASpread", "_FortranANorm2_8", "_FortranANorm2_4",
                        "_FortranAAssign", "_FortranAAllocatableAllocate",
                        "_FortranAAllocatableAllocateSource"),
+    "complex_impedance.f90": ("_FortranAzpowi", "_FortranAcpowi", "__divdc3", "cexp",
+                              "clog", "csqrt", "cabs"),
 }
 HEAP_CHECKS = {**os.environ, "MALLOC_CHECK_": "3", "MALLOC_PERTURB_": "165"}
 

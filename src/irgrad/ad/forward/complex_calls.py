@@ -17,7 +17,7 @@ def visit_complex_call(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     if all(fp.tangent(a) is None for a in args):
         return
     b = fp.b  # (positioned after the call by the pass)
-    derivs = complex_derivatives(b, name, args, call)
+    derivs = complex_derivatives(b, name, call, args, call)
     lanes = [fp.lanes(fp.tangent_or_zero(a), a.type) for a in args]
     out = [tangent_of(b, name, derivs, operand_pairs(b, [lane[k] for lane in lanes]),
                       call.type)

@@ -315,7 +315,7 @@ def _reverse_complex_call(gu: GradientUtils, call: ir.CallBase, name: str,
     bb = call.parent
     assert bb is not None
     args = [gu.lookup_primal(a, bb) for a in call.args]
-    derivs = complex_derivatives(b, name, args, gu.lookup_primal(call, bb))
+    derivs = complex_derivatives(b, name, call, args, gu.lookup_primal(call, bb))
     adjoints = adjoints_of(b, name, derivs, gu.diffe(call, b))
     for slot, adj in zip(operand_slots(list(call.args)), adjoints, strict=True):
         if len(slot) == 1:  # a <2 x float>

@@ -110,6 +110,9 @@ COMPLEX_FUNCTIONS: dict[str, Derivative] = {
 REAL_VALUED = ("cabs", "carg")
 #: the float spellings of the two arithmetic helpers
 _FLOAT_HELPERS = {"__mulsc3": "__muldc3", "__divsc3": "__divdc3"}
+#: flang's runtime for ``z ** n`` (complex(8) and complex(4), integer(4) and integer(8)):
+#: one complex operand and the integer exponent last
+INTEGER_POWERS = ("_FortranAzpowi", "_FortranAzpowk", "_FortranAcpowi", "_FortranAcpowk")
 
 
 @dataclass(frozen=True)
@@ -156,30 +159,36 @@ def complex_base(call: ir.CallBase, name: str | None) -> str | None:
     is one of the functions above with its precision's usual ABI (else None)."""
     if name is None:
         return None
+    if name in INTEGER_POWERS:
+        args = list(call.args)
+        elem = _element(call.type)
+        ok = (elem in (ir.double, ir.float_) and len(args) > 1
+              and args[-1].type.is_integer and _pairs_shape(args[:-1], elem) == 1)
+        return "zpowi" if ok else None
     base = _FLOAT_HELPERS.get(name, name)
     if base not in COMPLEX_FUNCTIONS and base not in REAL_VALUED and name.endswith("f"):
         base = name[:-1]
     if base not in COMPLEX_FUNCTIONS and base not in REAL_VALUED:
         return None
-    elem = call.type if base in REAL_VALUED else getattr(call.type, "element", None) or (
-        call.type.elements[0] if call.type.is_struct and len(call.type.elements) == 2
-        else None)
-    if not isinstance(elem, ir.FloatType) or elem not in (ir.double, ir.float_):
-        return None
-    if (elem == ir.float_) != (name != base):
+    elem = call.type if base in REAL_VALUED else _element(call.type)
+    if elem not in (ir.double, ir.float_) or (elem == ir.float_) != (name != base):
         return None
     binary = base in ("__muldc3", "__divdc3", "cpow")
-    try:
-        pairs = _pairs_shape(list(call.args), elem)
-    except ValueError:
-        return None
-    result_ok = call.type == elem if base in REAL_VALUED else call.type in (
-        ir.VectorType(2, elem), ir.StructType([elem, elem]))
-    return base if result_ok and pairs == (2 if binary else 1) else None
+    return base if _pairs_shape(list(call.args), elem) == (2 if binary else 1) else None
+
+
+def _element(t: ir.Type) -> ir.Type | None:
+    """The part type of a complex value returned as ``<2 x T>`` or ``{ T, T }``."""
+    if t.is_vector and t == ir.VectorType(2, t.element):  # type: ignore[attr-defined]
+        return t.element  # type: ignore[attr-defined]
+    if t.is_struct and len(t.elements) == 2 and t.elements[0] == t.elements[1]:  # type: ignore[attr-defined]
+        return t.elements[0]  # type: ignore[attr-defined]
+    return None
 
 
 def _pairs_shape(args: list[ir.Value], elem: ir.Type) -> int:
-    """How many complex operands ``args`` hold (scalars in pairs or ``<2 x elem>``)."""
+    """How many complex operands ``args`` hold (scalars in pairs or ``<2 x elem>``; -1
+    when they are not all that)."""
     count, k = 0, 0
     while k < len(args):
         t = args[k].type
@@ -188,7 +197,7 @@ def _pairs_shape(args: list[ir.Value], elem: ir.Type) -> int:
         elif t == elem and k + 1 < len(args) and args[k + 1].type == elem:
             k += 2
         else:
-            raise ValueError(t)
+            return -1
         count += 1
     return count
 
@@ -197,7 +206,7 @@ def operand_pairs(b: IRBuilder, args: Sequence[ir.Value]) -> list[Complex]:
     """The complex operands of a call (its arguments as given: pairs or vectors)."""
     out: list[Complex] = []
     k = 0
-    while k < len(args):
+    while k < len(args) and not args[k].type.is_integer:  # (an exponent ends them)
         if args[k].type.is_vector:
             out.append(Abi.parts(b, args[k]))
             k += 1
@@ -211,17 +220,18 @@ def operand_slots(args: Sequence[ir.Value]) -> list[tuple[ir.Value, ...]]:
     """The argument(s) each complex operand came in: one vector, or two scalars."""
     out: list[tuple[ir.Value, ...]] = []
     k = 0
-    while k < len(args):
+    while k < len(args) and not args[k].type.is_integer:
         step = 1 if args[k].type.is_vector else 2
         out.append(tuple(args[k:k + step]))
         k += step
     return out
 
 
-def complex_derivatives(b: IRBuilder, name: str, args: Sequence[ir.Value],
+def complex_derivatives(b: IRBuilder, name: str, site: ir.CallBase, args: Sequence[ir.Value],
                         result: ir.Value) -> list[Complex]:
-    """``f'`` with respect to each complex operand, from the primal operands and result
-    (for ``cabs``/``carg``: the gradient ``(d/dx, d/dy)`` of the one operand)."""
+    """``f'`` with respect to each complex operand of the call ``site``, from the primal
+    operands and result where the builder is (for ``cabs``/``carg``: the gradient
+    ``(d/dx, d/dy)`` of the one operand)."""
     ops = operand_pairs(b, args)
     x, y = ops[0]
     if name == "cabs":
@@ -229,6 +239,13 @@ def complex_derivatives(b: IRBuilder, name: str, args: Sequence[ir.Value],
     if name == "carg":
         r2 = b.fadd(b.fmul(x, x), b.fmul(y, y))
         return [(b.fneg(b.fdiv(y, r2)), b.fdiv(x, r2))]
+    if name == "zpowi":  # n z^(n-1), by the same runtime function (exact at z = 0)
+        e = args[-1]
+        lower = b.call(site.callee, [*args[:-1], b.sub(e, ir.ConstantInt(e.type, 1))],
+                       site.function_type)
+        n = b.sitofp(e, x.type)
+        f = Abi.parts(b, lower)
+        return [(b.fmul(n, f[0]), b.fmul(n, f[1]))]
     return COMPLEX_FUNCTIONS[name](b, ops, Abi.parts(b, result))
 
 
