@@ -92,6 +92,20 @@ def moves_address(inst: ir.Instruction, addresses: Container[ir.Value]) -> bool:
     return (a in addresses) != (b in addresses)
 
 
+# results that carry no derivative whatever their operands: comparisons, and integers
+# converted from floating-point values (a tangent moves through integers only as bits)
+_OPAQUE_RESULTS = frozenset({"fcmp", "icmp", "fptosi", "fptoui"})
+
+
+def _derivative_operands(inst: ir.Instruction) -> list[ir.Value]:
+    """The operands a derivative of ``inst``'s result can flow back into: not a select's
+    condition, nothing of a comparison (so a value only compared is not useful)."""
+    if inst.opcode in _OPAQUE_RESULTS:
+        return []
+    ops = [op for op in inst.operands if not isinstance(op, ir.BasicBlock)]
+    return ops[1:] if inst.opcode == "select" else ops
+
+
 def holds_address_type(t: ir.Type) -> bool:
     """An integer as wide as a pointer (``i64``: ``ptrtoint``, an iterator the ABI passes
     or returns as an integer)."""
@@ -416,7 +430,7 @@ class ActivityAnalysis:
         while work:
             v = work.pop()
             if isinstance(v, ir.Instruction) and not isinstance(v, ir.LoadInst | ir.AllocaInst):
-                mark(op for op in v.operands if not isinstance(op, ir.BasicBlock))
+                mark(_derivative_operands(v))
         return useful
 
     def call_may_write(self, call: ir.CallBase) -> bool:

@@ -51,6 +51,7 @@ from irgrad.ad.reverse.sunk_stores import sink_stores
 from irgrad.ad.reverse.vector_intrinsics import check_masked_pointer_store
 from irgrad.analysis.activity import has_float, is_pointer_like
 from irgrad.analysis.known_functions import allocator, callee_name, is_allocation
+from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.cfg import reverse_postorder
 from irgrad.ir.clone import clone_with_operands
@@ -183,7 +184,15 @@ def _forward_shadows(gu: GradientUtils) -> None:
                 _forward_call(gu, inst)
                 continue
             if inst in gu.activity.shadowed:
-                s = create_shadow(gu, inst)
+                try:
+                    s = create_shadow(gu, inst)
+                except DifferentiationError as e:
+                    if isinstance(inst, ir.PHINode):
+                        raise
+                    # a pointer only compared or read for inactive values needs no
+                    # shadow: the error waits for a use that needs one
+                    gu.unshadowable[inst] = e
+                    continue
                 if isinstance(inst, ir.PHINode) and isinstance(s, ir.PHINode):
                     pending_phis.append((inst, s))
             if isinstance(inst, ir.StoreInst):

@@ -90,6 +90,9 @@ class GradientUtils:
         self.orig_of_new: dict[ir.Value, ir.Value] = {}
         self.block_of_new: dict[ir.BasicBlock, ir.BasicBlock] = {}
         self.shadow: dict[ir.Value, ir.Value] = {}
+        #: shadowed pointers whose shadow cannot be made (a select of an enzyme_const
+        #: argument's memory and a shadowed global): the error, raised where one is needed
+        self.unshadowable: dict[ir.Value, DifferentiationError] = {}
         self.shadow_primal: dict[ir.Value, ir.Value] = {}  # new shadow -> new primal
         self.diffe_slots: dict[ir.Value, ir.Value] = {}
         self.rev_head: dict[ir.BasicBlock, ir.BasicBlock] = {}
@@ -193,6 +196,8 @@ class GradientUtils:
         s = self.shadow.get(v)
         if s is not None:
             return s
+        if v in self.unshadowable:
+            raise self.unshadowable[v]
         if v in self.activity.addresses:
             return integer_shadow(self, v, inst or v)  # type: ignore[arg-type]
         if isinstance(v, ir.ConstantPointerNull | ir.UndefValue | ir.PoisonValue
