@@ -71,6 +71,10 @@ OPEN_BUGS: dict[tuple[str, str], str] = {
     **{("runtime_activity_const_row", lv): "'inactive pointer stored into memory that also "
        "holds active pointers' without the pre-AD pipeline (runtime activity sees the "
        "row pointers only after SROA; issue 17, open)" for lv in LEVELS},
+    **{("runtime_activity_compare_only", lv): "'no shadow for pointer' without the pre-AD "
+       "pipeline: the pointer that picks the enzyme_const table or active data is a phi "
+       "(or a local slot), whose shadow is made eagerly; only a select's waits for a use "
+       "that needs it (issue 14, open)" for lv in LEVELS},
 }
 
 

@@ -29,8 +29,14 @@ RUN_ENV = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
 LEVEL_PAIRS = (("O0", "O2"), ("O1", "O3"))
 CASES = [(p, level) for k, p in enumerate(ALL_PROGRAMS) for level in LEVEL_PAIRS[k % 2]]
 
-# (program stem, level) -> what the sanitizers report (a strict xfail until fixed). None.
-OPEN_BUGS: dict[tuple[str, str], str] = {}
+# (program stem, level) -> what goes wrong under the sanitizers (a strict xfail until
+# fixed)
+OPEN_BUGS: dict[tuple[str, str], str] = {
+    **{("runtime_activity_compare_only", lv): "'no shadow for pointer': UBSan's checks keep "
+       "the pointer that picks the enzyme_const table or active data a phi, whose shadow "
+       "is made eagerly; only a select's waits for a use that needs it (issue 14, open)"
+       for lv in ("O0", "O1", "O2", "O3")},
+}
 
 
 def _case(prog: Path, level: str, tmp: str) -> str:
