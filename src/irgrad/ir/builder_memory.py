@@ -120,5 +120,13 @@ class MemoryBuilder(ControlFlowBuilder):
         return self.call(fn, [dest, src, self._value(length, i64),
                               ConstantInt(i1, int(volatile))], arg_attrs=attrs)
 
+    def memmove(self, dest: Value, src: Value, length: Operand,
+                volatile: bool = False) -> CallInst:
+        """``call void @llvm.memmove.p0.p0.i64(ptr, ptr, i64, i1 volatile)``."""
+        fn = self.declare_intrinsic("llvm.memmove.p0.p0.i64",
+                                    FunctionType(void, [ptr, ptr, i64, i1]))
+        return self.call(fn, [dest, src, self._value(length, i64),
+                              ConstantInt(i1, int(volatile))])
+
 
 __all__ = ["MemoryBuilder"]

@@ -65,9 +65,7 @@ def _lower(module: ir.Module, call: ir.CallInst, kind: str) -> None:
             byte = b.trunc(arg, ir.i8) if arg.type != ir.i8 else arg
         b.memset(dst, byte, n)
     elif kind == "memmove":
-        move = b.declare_intrinsic("llvm.memmove.p0.p0.i64",
-                                   ir.FunctionType(ir.void, [ir.ptr, ir.ptr, ir.i64, ir.i1]))
-        b.call(move, [dst, arg, n, ir.ConstantInt(ir.i1, 0)])
+        b.memmove(dst, arg, n)
     else:
         b.memcpy(dst, arg, n)
     result = b.gep(ir.i8, dst, [n]) if kind == "mempcpy" else dst

@@ -61,10 +61,9 @@ def _libcall(b: IRBuilder, name: str, z: Complex) -> Complex:
     """``name(z)`` of the library in ``z``'s precision, with the ABI the front end gives
     that precision (declared in the module if missing)."""
     abi = Abi.of(z[0].type)
-    fn = b.module.get_function(abi.spell(name)) if b.module is not None else None
-    if fn is None:
-        assert b.module is not None
-        fn = b.module.get_or_insert_function(abi.spell(name), abi.unary_type())
+    assert b.module is not None
+    fn = b.module.get_function(abi.spell(name)) or b.module.get_or_insert_function(
+        abi.spell(name), abi.unary_type())
     args = [abi.pack(b, z)] if abi.vector else list(z)
     return abi.parts(b, b.call(fn, args))
 
@@ -189,35 +188,17 @@ def _element(t: ir.Type) -> ir.Type | None:
 def _pairs_shape(args: list[ir.Value], elem: ir.Type) -> int:
     """How many complex operands ``args`` hold (scalars in pairs or ``<2 x elem>``; -1
     when they are not all that)."""
-    count, k = 0, 0
-    while k < len(args):
-        t = args[k].type
-        if t == ir.VectorType(2, elem):
-            k += 1
-        elif t == elem and k + 1 < len(args) and args[k + 1].type == elem:
-            k += 2
-        else:
-            return -1
-        count += 1
-    return count
-
-
-def operand_pairs(b: IRBuilder, args: Sequence[ir.Value]) -> list[Complex]:
-    """The complex operands of a call (its arguments as given: pairs or vectors)."""
-    out: list[Complex] = []
-    k = 0
-    while k < len(args) and not args[k].type.is_integer:  # (an exponent ends them)
-        if args[k].type.is_vector:
-            out.append(Abi.parts(b, args[k]))
-            k += 1
-        else:
-            out.append((args[k], args[k + 1]))
-            k += 2
-    return out
+    slots = operand_slots(args)
+    if sum(len(slot) for slot in slots) != len(args):
+        return -1  # (an integer, or an unpaired scalar)
+    fits = all(a.type == (ir.VectorType(2, elem) if len(slot) == 1 else elem)
+               for slot in slots for a in slot)
+    return len(slots) if fits else -1
 
 
 def operand_slots(args: Sequence[ir.Value]) -> list[tuple[ir.Value, ...]]:
-    """The argument(s) each complex operand came in: one vector, or two scalars."""
+    """The argument(s) each complex operand came in: one vector, or two scalars; an
+    integer (an exponent) ends them."""
     out: list[tuple[ir.Value, ...]] = []
     k = 0
     while k < len(args) and not args[k].type.is_integer:
@@ -225,6 +206,12 @@ def operand_slots(args: Sequence[ir.Value]) -> list[tuple[ir.Value, ...]]:
         out.append(tuple(args[k:k + step]))
         k += step
     return out
+
+
+def operand_pairs(b: IRBuilder, args: Sequence[ir.Value]) -> list[Complex]:
+    """The complex operands of a call (its arguments as given: pairs or vectors)."""
+    return [Abi.parts(b, slot[0]) if len(slot) == 1 else (slot[0], slot[1])
+            for slot in operand_slots(args)]
 
 
 def complex_derivatives(b: IRBuilder, name: str, site: ir.CallBase, args: Sequence[ir.Value],
