@@ -35,6 +35,9 @@ class Loop:
         self.parent: Loop | None = None
         self.subloops: list[Loop] = []
         self.block_list = [bb for bb in function.blocks if bb in blocks]
+        # blocks outside the loop from which the function never returns (an error
+        # branch ending in exit() or abort()); set by LoopInfo(..., returning_exits=True)
+        self.dead_ends: frozenset[BasicBlock] = frozenset()
 
     # -- structure -------------------------------------------------------------------
     @property
@@ -89,6 +92,20 @@ class Loop:
                 if any(s not in self.blocks for s in successors(bb))]
 
     @property
+    def returning_exiting_blocks(self) -> list[BasicBlock]:
+        """:attr:`exiting_blocks` without those whose only ways out of the loop lead to
+        :attr:`dead_ends`: leaving through them ends the program, so a pass that runs
+        only once the function returns (reverse-mode AD) never sees it."""
+        return [bb for bb in self.exiting_blocks
+                if any(s not in self.blocks and s not in self.dead_ends
+                       for s in successors(bb))]
+
+    @property
+    def returning_exit_blocks(self) -> list[BasicBlock]:
+        """:attr:`exit_blocks` without the :attr:`dead_ends`."""
+        return [x for x in self.exit_blocks if x not in self.dead_ends]
+
+    @property
     def exit_blocks(self) -> list[BasicBlock]:
         """Distinct blocks outside the loop that are successors of loop blocks."""
         out: list[BasicBlock] = []
@@ -118,7 +135,9 @@ class Loop:
         return induction_variables(self)
 
     def trip_count(self) -> TripCount | None:
-        """Symbolic number of header executions, or None when it is not computable."""
+        """Symbolic number of header executions, or None when it is not computable. With
+        :attr:`dead_ends` set, the count of an execution that leaves the loop through a
+        returning exit (leaving through a dead end ends the program earlier)."""
         return compute_trip_count(self)
 
     def trip_count_is_known_at_entry(self) -> bool:
@@ -134,7 +153,11 @@ class Loop:
 class LoopInfo:
     """The loop nest of a function."""
 
-    def __init__(self, fn: Function, domtree: DominatorTree | None = None) -> None:
+    def __init__(self, fn: Function, domtree: DominatorTree | None = None, *,
+                 returning_exits: bool = False) -> None:
+        """``returning_exits``: each loop's :attr:`Loop.dead_ends` holds the blocks of
+        ``fn`` that reach no ``ret`` or ``resume``, so exits into them do not count for
+        its trip count (for passes that run only after the function returns)."""
         self.function = fn
         self.domtree = domtree if domtree is not None else DominatorTree(fn)
         self.top_level: list[Loop] = []
@@ -176,6 +199,10 @@ class LoopInfo:
             for bb in lp.blocks:
                 self._innermost[bb] = lp
         self.loops = list(self._preorder())
+        if returning_exits:
+            dead = dead_end_blocks(fn)
+            for lp in self.loops:
+                lp.dead_ends = dead
 
     def _preorder(self) -> Iterator[Loop]:
         stack = list(reversed(self.top_level))
@@ -209,4 +236,25 @@ class LoopInfo:
         return lp is not None and lp.header is bb
 
 
-__all__ = ["Loop", "LoopInfo"]
+
+
+def dead_end_blocks(fn: Function) -> frozenset[BasicBlock]:
+    """The blocks of ``fn`` from which no ``ret`` or ``resume`` is reachable: every path
+    from them ends in ``unreachable`` (after a call of ``exit``, ``abort`` or another
+    function that does not return) or loops forever."""
+    live: set[BasicBlock] = set()
+    work: list[BasicBlock] = []
+    for bb in fn.blocks:
+        term = bb.terminator
+        if term is not None and term.opcode in ("ret", "resume"):
+            live.add(bb)
+            work.append(bb)
+    while work:
+        for p in predecessors(work.pop()):
+            if p not in live:
+                live.add(p)
+                work.append(p)
+    return frozenset(bb for bb in fn.blocks if bb not in live)
+
+
+__all__ = ["Loop", "LoopInfo", "dead_end_blocks"]

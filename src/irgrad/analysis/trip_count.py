@@ -224,7 +224,7 @@ class TripCount:
 
 def compute_trip_count(loop: Loop) -> TripCount | None:
     """The loop's :class:`TripCount`, or None when the exit test is not a simple one."""
-    exiting = loop.exiting_blocks
+    exiting = loop.returning_exiting_blocks
     if len(exiting) != 1:
         return None
     block = exiting[0]

@@ -300,8 +300,12 @@ class GradientUtils:
             got.name = self.fresh((v.name or "v") + ".re")
             self.head_builder(orig_block).insert(got)
         else:
-            got = self.ensure_tape().cache(orig_block, v)
-            self.planner.note_cached(orig_block, v)
+            later = self.loops.later_cache_block(v, orig_block)
+            if later is not None:  # popped once in rev.<later>, which leads here
+                got = self.lookup(v, later)
+            else:
+                got = self.ensure_tape().cache(orig_block, v)
+                self.planner.note_cached(orig_block, v)
         self._lookup_memo[key] = got
         return got
 

@@ -33,6 +33,7 @@ from irgrad.analysis.trip_count import (
     pointer_induction_variables,
 )
 from irgrad.ir.builder import IRBuilder
+from irgrad.ir.cfg import successors
 from irgrad.ir.dominators import DominatorTree
 
 if TYPE_CHECKING:
@@ -75,7 +76,9 @@ class LoopCounters:
         gu = self.gu
         if not any(b in gu.in_cycle for b in live):
             return
-        info = self.info = LoopInfo(gu.orig, DominatorTree(gu.orig))
+        # an exit into a dead end (an error branch calling exit()) never reaches the
+        # reverse pass: trip counts and hoisting look at the returning exits only
+        info = self.info = LoopInfo(gu.orig, DominatorTree(gu.orig), returning_exits=True)
         live_set = set(live)
         for loop in info:
             cl = self._counted(loop, live_set)
@@ -166,7 +169,7 @@ class LoopCounters:
         if loop in self._single_exit:
             return self._single_exit[loop]
         gu = self.gu
-        exits = [x for x in loop.exit_blocks if x in gu.reachable]
+        exits = [x for x in loop.returning_exit_blocks if x in gu.reachable]
         x = exits[0] if len(exits) == 1 and exits[0] in gu.rev_head else None
         self._single_exit[loop] = x
         return x
@@ -199,6 +202,30 @@ class LoopCounters:
             block = x
             loop = self.info.loop_for(x)
         return v, block
+
+    def later_cache_block(self, v: ir.Instruction, orig_block: ir.BasicBlock
+                          ) -> ir.BasicBlock | None:
+        """A block whose frame can hold ``v`` for ``rev.<orig_block>`` too, or None: the
+        one successor ``S`` of ``orig_block`` that reaches a return (the others end the
+        program), in the same loop and not its header, when ``v`` dominates ``S``. Then
+        every returning path from ``orig_block`` runs ``S`` next, ``rev.S`` is the only
+        way into ``rev.<orig_block>``, and a value popped at ``rev.S``'s head serves both:
+        one tape slot where each block would push its own (a value used before and after
+        an error check, or in both arms of an ``if`` and after it)."""
+        gu = self.gu
+        home = gu.block_of_new.get(v.parent) if v.parent is not None else None
+        if home is None:
+            return None
+        live = [s for s in dict.fromkeys(successors(orig_block)) if s in gu.rev_head]
+        if len(live) != 1:
+            return None
+        nxt = live[0]
+        if home not in gu.dom.get(nxt, ()):
+            return None
+        loop = self.loop_of(orig_block)
+        if self.loop_of(nxt) is not loop or (loop is not None and loop.header is nxt):
+            return None
+        return nxt
 
     def _speculatable(self, v: ir.Value, depth: int, block: ir.BasicBlock) -> bool:
         """``v`` can be recomputed in ``rev.<block>`` whether or not the forward pass

@@ -127,7 +127,7 @@ def find_forwarded(gu: GradientUtils, load: ir.LoadInst) -> Forwarded | None:
     ls = info.loop_for(store.parent)
     if ls is None or ls.contains(load.parent) or ls.canonical_iv() is not index:
         return None
-    exits = ls.exit_blocks
+    exits = ls.returning_exit_blocks
     if len(exits) != 1 or exits[0] not in gu.dom.get(load.parent, ()):
         return None
     li = info.loop_for(load.parent)
