@@ -21,6 +21,7 @@ from irgrad.analysis.known_functions import (
 )
 from irgrad.analysis.layout import store_size
 from irgrad.analysis.strided_access import may_overlap, strided_address
+from irgrad.analysis.tbaa import module_tbaa
 from irgrad.analysis.underlying_objects import is_allocated_object, underlying_object
 
 _NO_WRITE = object()
@@ -141,6 +142,35 @@ def _writes_outside(fn: ir.Function, inst: ir.Instruction,
     return not (isinstance(base, ir.AllocaInst) and base.function is fn)
 
 
+def written_tags(fn: ir.Function, memo: dict[ir.Function, frozenset[str] | None]
+                 ) -> frozenset[str] | None:
+    """The TBAA tags of every store a call of ``fn`` may make (in the functions it calls
+    too), or None when one of its writes has no tag (a memcpy, an untagged store, an
+    unknown call): then the call may write any type."""
+    if fn in memo:
+        return memo[fn]
+    memo[fn] = None  # recursion: unknown until this walk ends
+    tags: set[str] = set()
+    callees: dict[ir.Function, bool] = {}
+    for inst in fn.instructions():
+        if written_object(inst, callees) is _NO_WRITE:
+            continue
+        if isinstance(inst, ir.CallBase):
+            callee = inst.called_function
+            inner = (written_tags(callee, memo) if isinstance(callee, ir.Function)
+                     and not callee.is_declaration else None)
+            if inner is None:
+                return None
+            tags |= inner
+            continue
+        tag = inst.get_metadata("tbaa")
+        if tag is None:
+            return None
+        tags.add(tag)
+    memo[fn] = frozenset(tags)
+    return memo[fn]
+
+
 class MemoryWrites:
     """The writing instructions of one function and the objects they may write."""
 
@@ -154,6 +184,7 @@ class MemoryWrites:
             if base is not _NO_WRITE:
                 self.writes.append((inst, base))  # type: ignore[arg-type]
         self._reach: dict[ir.BasicBlock, frozenset[ir.BasicBlock]] = {}
+        self._tags: dict[ir.Function, frozenset[str] | None] = {}
 
     def exclude_writes(self, insts: set[ir.Instruction]) -> None:
         """Forget writes that the forward pass performs after the reverse pass (sunk
@@ -174,6 +205,29 @@ class MemoryWrites:
             got = self._reach[bb] = frozenset(seen)
         return got
 
+    def _type_may_alias(self, write: ir.Instruction, tbaa: str) -> bool:
+        """Can ``write`` touch bytes read through TBAA tag ``tbaa``? Only stores, atomics
+        and memcpy/memmove/memset with a tag of their own (clang tags the copy of a
+        scalar), and calls of defined functions whose every write is such a store
+        (:func:`written_tags`), can be ruled out."""
+        module = self.fn.parent
+        if module is None:
+            return True
+        name = callee_name(write) if isinstance(write, ir.CallBase) else None
+        if isinstance(write, ir.CallBase) and not (
+                name is not None and (is_memory_transfer(name) or is_memset(name))):
+            fn = write.called_function
+            if not isinstance(fn, ir.Function) or fn.is_declaration:
+                return True
+            tags = written_tags(fn, self._tags)
+        else:
+            tag = write.get_metadata("tbaa")
+            tags = None if tag is None else frozenset([tag])
+        if tags is None:
+            return True
+        types = module_tbaa(module)
+        return any(types.may_alias(t, tbaa) for t in tags)
+
     def _may_follow(self, write: ir.Instruction, inst: ir.Instruction) -> bool:
         """Can ``write`` execute after ``inst`` (in the same call of the function)?"""
         wb, ib = write.parent, inst.parent
@@ -187,15 +241,18 @@ class MemoryWrites:
         return False
 
     def may_be_overwritten(self, pointer: ir.Value, after: ir.Instruction | None = None,
-                           size: int | None = None) -> bool:
+                           size: int | None = None, tbaa: str | None = None) -> bool:
         """Whether a write of the function may alias the memory ``pointer`` points to
         (only writes that can execute after ``after`` count, when it is given; a store
         to another field of the same array of structs does not, when ``size``, the bytes
-        read, is given)."""
+        read, is given; a store whose TBAA access type is unrelated to ``tbaa``, the
+        reading load's tag, does not: strict aliasing, as LLVM's own passes assume)."""
         base = underlying_object(pointer)
         at = strided_address(pointer) if size is not None else None
         writes = self.writes if after is None else [
             (i, w) for i, w in self.writes if self._may_follow(i, after)]
+        if tbaa is not None:
+            writes = [(i, w) for i, w in writes if self._type_may_alias(i, tbaa)]
         if base is None:
             return bool(writes)
         for inst, w in writes:
@@ -221,4 +278,5 @@ class MemoryWrites:
         return False
 
 
-__all__ = ["MemoryWrites", "is_read_only", "writes_caller_memory", "written_object"]
+__all__ = ["MemoryWrites", "is_read_only", "writes_caller_memory", "written_object",
+           "written_tags"]

@@ -4,7 +4,9 @@ metadata lines, for type analysis."""
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Iterable
+from typing import Any
 
 from irgrad.analysis.type_tree import INTEGER, POINTER, ConcreteType, TypeTree
 
@@ -98,6 +100,50 @@ class TBAATypes:
         tree.insert((-1,) * (levels + 1), leaf)
         return tree
 
+    def access_node(self, tag: str) -> int | None:
+        """The scalar type node a tag accesses: the tag's second operand (struct-path
+        tags ``!{base, access, offset}``) or the tag itself (old scalar tags)."""
+        if not tag.startswith("!") or not tag[1:].isdigit():
+            return None
+        node = int(tag[1:])
+        ops = self.nodes.get(node)
+        if not ops:
+            return None
+        if isinstance(ops[0], str):
+            return node
+        return ops[1] if len(ops) >= 2 and isinstance(ops[1], int) else None
+
+    def _chain(self, node: int) -> list[int] | None:
+        """``node`` and its ancestors up to the root (last), or None when a node on the
+        way is not a scalar type node ``!{!"name", !parent, ...}`` or a root
+        ``!{!"name"}``."""
+        chain: list[int] = []
+        while node not in chain and len(chain) < 64:
+            chain.append(node)
+            ops = self.nodes.get(node)
+            if not ops or not isinstance(ops[0], str):
+                return None
+            if len(ops) == 1:
+                return chain
+            if not isinstance(ops[1], int):
+                return None
+            node = ops[1]
+        return None
+
+    def may_alias(self, a: str, b: str) -> bool:
+        """May accesses with tags ``a`` and ``b`` touch the same bytes? Only when one's
+        access type is the other's or an ancestor of it (``omnipotent char`` is the
+        ancestor of every type), as LLVM's type-based alias analysis decides; always when
+        a tag cannot be read or the tags come from different type systems (other roots,
+        e.g. flang's per-function trees)."""
+        na, nb = self.access_node(a), self.access_node(b)
+        if na is None or nb is None:
+            return True
+        ca, cb = self._chain(na), self._chain(nb)
+        if ca is None or cb is None or ca[-1] != cb[-1]:
+            return True
+        return na in cb or nb in ca
+
     def struct_fields(self, tag: str | None) -> list[tuple[int, int, ConcreteType]]:
         """The fields a ``!tbaa.struct`` node describes (clang attaches one to the memcpy
         of a struct copy): ``(offset, size, type)`` for each field of a known type."""
@@ -115,4 +161,18 @@ class TBAATypes:
         return out
 
 
-__all__ = ["TBAATypes"]
+_MODULE_TBAA: weakref.WeakKeyDictionary[Any, tuple[int, TBAATypes]] = (
+    weakref.WeakKeyDictionary())
+
+
+def module_tbaa(module: Any) -> TBAATypes:
+    """The TBAA type nodes of ``module`` (its raw metadata lines), read once per module
+    and again when lines were added."""
+    got = _MODULE_TBAA.get(module)
+    if got is None or got[0] != len(module.metadata):
+        got = (len(module.metadata), TBAATypes(module.metadata))
+        _MODULE_TBAA[module] = got
+    return got[1]
+
+
+__all__ = ["TBAATypes", "module_tbaa"]

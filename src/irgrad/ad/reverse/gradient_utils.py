@@ -273,8 +273,9 @@ class GradientUtils:
             if not (isinstance(base, ir.Argument) and base.parent is self.orig
                     and base.index in kept):  # type: ignore[operator]
                 return False
-        return not self.memory_writes.may_be_overwritten(orig.pointer, after=orig,
-                                                         size=store_size(orig.type))
+        return not self.memory_writes.may_be_overwritten(
+            orig.pointer, after=orig, size=store_size(orig.type),
+            tbaa=orig.get_metadata("tbaa"))
 
     def lookup(self, v: ir.Value, orig_block: ir.BasicBlock) -> ir.Value:
         """``v`` (a forward value of the new function) usable in ``rev.<orig_block>``."""

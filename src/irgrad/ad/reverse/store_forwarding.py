@@ -151,7 +151,7 @@ def find_forwarded(gu: GradientUtils, load: ir.LoadInst) -> Forwarded | None:
             return False
         if isinstance(v, ir.LoadInst):
             if v.volatile or v.is_atomic or gu.memory_writes.may_be_overwritten(
-                    v.pointer, after=v, size=store_size(v.type)):
+                    v.pointer, after=v, size=store_size(v.type), tbaa=v.get_metadata("tbaa")):
                 return False
         elif not (v.opcode in RECOMPUTE_OPCODES or is_cheap_intrinsic(v)):
             return False
