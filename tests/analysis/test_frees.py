@@ -89,3 +89,56 @@ def test_guaranteed_frees() -> None:
     assert guaranteed_free_of(free) is not None
     (free,) = _frees(_fn(m, "maybe"))
     assert guaranteed_free_of(free) is None
+
+
+# The optimizer duplicates a free into both arms of a branch (tail duplication); each
+# copy alone is not on every returning path, the two together are. A third function
+# frees on one arm only and leaks on the other.
+TWO_FREES = r"""
+declare ptr @malloc(i64)
+declare void @free(ptr)
+declare void @log_it(double)
+
+define double @both_arms(ptr %x, i1 %c) {
+entry:
+  %w = call ptr @malloc(i64 64)
+  %v = load double, ptr %x
+  store double %v, ptr %w
+  br i1 %c, label %a, label %b
+a:
+  %r1 = load double, ptr %w
+  call void @free(ptr %w)
+  br label %done
+b:
+  call void @log_it(double %v)
+  call void @free(ptr %w)
+  br label %done
+done:
+  %r = phi double [ %r1, %a ], [ %v, %b ]
+  ret double %r
+}
+
+define double @one_arm(ptr %x, i1 %c) {
+entry:
+  %w = call ptr @malloc(i64 64)
+  %v = load double, ptr %x
+  store double %v, ptr %w
+  br i1 %c, label %a, label %b
+a:
+  call void @free(ptr %w)
+  br label %done
+b:
+  br label %done
+done:
+  ret double %v
+}
+"""
+
+
+def test_guaranteed_free_split_over_branches() -> None:
+    m = ir.parse_module(TWO_FREES)
+    frees = _frees(_fn(m, "both_arms"))
+    assert len(frees) == 2
+    assert all(guaranteed_free_of(f) is not None for f in frees)
+    (free,) = _frees(_fn(m, "one_arm"))
+    assert guaranteed_free_of(free) is None

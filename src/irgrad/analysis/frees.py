@@ -75,33 +75,50 @@ def is_allocation_call(call: ir.CallInst) -> bool:
 
 def guaranteed_free_of(call: ir.Instruction) -> ir.CallInst | None:
     """The allocation ``call`` (a free) releases on every execution that returns: the
-    free lies in the same innermost loop and every path from the allocation to a ``ret``
-    passes through it before the allocation runs again, so each execution of the
-    allocation reaches exactly this free. Paths that never return (``abort()`` when
-    malloc fails, ending in ``unreachable``) do not count: they never reach the reverse
-    pass."""
+    allocation's frees (``call`` and any other free of it: the optimizer duplicates a
+    free into both arms of a branch it tail-duplicated) lie in its innermost loop, and
+    every path from the allocation to a ``ret`` passes through one of them before the
+    allocation runs again, so each execution of the allocation reaches exactly one of
+    them. Paths that never return (``abort()`` when malloc fails, ending in
+    ``unreachable``) do not count: they never reach the reverse pass."""
     alloc = freed_allocation(call)
     if alloc is None:
         return None
-    fb, ab = call.parent, alloc.parent
-    assert fb is not None and ab is not None and ab.parent is not None
+    ab = alloc.parent
+    assert ab is not None and ab.parent is not None
     loops = _loops(ab.parent)
-    if loops.loop_for(fb) is not loops.loop_for(ab):
-        return None
-    if fb is ab:
-        insts = fb.instructions
-        return alloc if insts.index(call) > insts.index(alloc) else None
-    return alloc if _every_return_path_through(ab, fb) else None
+    through: set[ir.BasicBlock] = set()
+    for free in _frees_of(alloc):
+        fb = free.parent
+        assert fb is not None
+        if loops.loop_for(fb) is not loops.loop_for(ab):
+            return None
+        if fb is ab:
+            insts = fb.instructions
+            if insts.index(free) > insts.index(alloc):
+                return alloc
+            continue
+        through.add(fb)
+    return alloc if through and _every_return_path_through(ab, through) else None
 
 
-def _every_return_path_through(start: ir.BasicBlock, through: ir.BasicBlock) -> bool:
-    """Every path from the end of ``start`` to a ``ret`` enters ``through`` before it
-    returns or comes back to ``start``."""
+def _frees_of(alloc: ir.CallInst) -> list[ir.Instruction]:
+    """The calls of ``alloc``'s function that free it (plainly based on it)."""
+    fn = alloc.parent.parent if alloc.parent is not None else None
+    if fn is None:
+        return []
+    return [i for bb in fn.blocks for i in bb.instructions
+            if isinstance(i, ir.CallBase) and freed_allocation(i) is alloc]
+
+
+def _every_return_path_through(start: ir.BasicBlock, through: set[ir.BasicBlock]) -> bool:
+    """Every path from the end of ``start`` to a ``ret`` enters one of ``through`` before
+    it returns or comes back to ``start``."""
     seen: set[ir.BasicBlock] = set()
     work = list(start.successors())
     while work:
         bb = work.pop()
-        if bb is through or bb in seen:
+        if bb in through or bb in seen:
             continue
         if bb is start:
             return False
