@@ -139,3 +139,35 @@ def test_error_branch_adds_no_tape(tmp_path: Any, name: str, level: int) -> None
     without = _tapes(irgrad.explain_ad(plain, opt_level=level))
     assert with_checks == without, "\n".join(
         ["with the checks:", *with_checks, "", "without them:", *without])
+
+
+# The same rule without an error branch: a value used in both arms of an if and after
+# it is popped once, where the merge block's reverse runs, instead of once per block.
+BRANCHES = """
+static void F(const double *x, double *y) {
+  double s = 0.0;
+  for (int i = 0; i < N; i++) {
+    double v = exp(x[i] * x[(i + 1) % 6]);
+    double w;
+    if (x[(i + 2) % 6] > 0.5) w = sin(v) * v;
+    else w = cos(v) / v;
+    s += w * v;
+    y[i % 3] += s * v;
+  }
+  y[3] = s;
+}"""
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_value_used_in_both_arms_dot_product(level: int) -> None:
+    source = HEADER + WITHOUT_CHECKS + BRANCHES + WRAPPER
+    check_program(source, 6, 4, level, seed=3, label=("branches", level))
+
+
+@pytest.mark.parametrize("level", [1, 2, 3])
+def test_value_used_in_both_arms_taped_once(tmp_path: Any, level: int) -> None:
+    src = tmp_path / "branches.c"
+    src.write_text(HEADER + WITHOUT_CHECKS + BRANCHES + WRAPPER)
+    (report,) = [r for r in irgrad.explain_ad(src, opt_level=level) if " of F " in r]
+    cached = report.partition("recomputed in the reverse pass")[0]
+    assert sum("@exp(" in ln for ln in cached.splitlines()) == 1, report

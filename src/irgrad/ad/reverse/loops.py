@@ -34,7 +34,7 @@ from irgrad.analysis.trip_count import (
 )
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.cfg import successors
-from irgrad.ir.dominators import DominatorTree
+from irgrad.ir.dominators import DominatorTree, compute_idoms
 
 if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
@@ -69,6 +69,7 @@ class LoopCounters:
         self._reservable: dict[Loop, bool] = {}
         self._single_exit: dict[Loop, ir.BasicBlock | None] = {}
         self._exit_values: dict[tuple[ir.BasicBlock, ir.Value], ir.PHINode] = {}
+        self._ipdom: dict[ir.BasicBlock, ir.BasicBlock | None] | None = None
 
     # -- analysis + forward pass ---------------------------------------------------------
     def setup(self, live: list[ir.BasicBlock]) -> None:
@@ -206,26 +207,59 @@ class LoopCounters:
     def later_cache_block(self, v: ir.Instruction, orig_block: ir.BasicBlock
                           ) -> ir.BasicBlock | None:
         """A block whose frame can hold ``v`` for ``rev.<orig_block>`` too, or None: the
-        one successor ``S`` of ``orig_block`` that reaches a return (the others end the
-        program), in the same loop and not its header, when ``v`` dominates ``S``. Then
-        every returning path from ``orig_block`` runs ``S`` next, ``rev.S`` is the only
-        way into ``rev.<orig_block>``, and a value popped at ``rev.S``'s head serves both:
-        one tape slot where each block would push its own (a value used before and after
-        an error check, or in both arms of an ``if`` and after it)."""
+        immediate post-dominator ``P`` of ``orig_block`` within one iteration of its loop
+        (back edges cut; paths into blocks that never return do not count), in the same
+        loop (past the loops nested in it), when ``v`` dominates ``P``. Every returning path from ``orig_block`` then
+        runs ``P`` before its iteration ends, so ``rev.P`` dominates
+        ``rev.<orig_block>`` and a value popped at ``rev.P``'s head serves both: one
+        tape slot where each block would push its own (a value used before and after an
+        error check, in both arms of an ``if`` and after it)."""
         gu = self.gu
         home = gu.block_of_new.get(v.parent) if v.parent is not None else None
         if home is None:
             return None
-        live = [s for s in dict.fromkeys(successors(orig_block)) if s in gu.rev_head]
-        if len(live) != 1:
-            return None
-        nxt = live[0]
-        if home not in gu.dom.get(nxt, ()):
-            return None
+        if self._ipdom is None:
+            self._ipdom = self._iteration_post_dominators()
         loop = self.loop_of(orig_block)
+        nxt = self._ipdom.get(orig_block)
+        while nxt is not None and self._nested_in(self.loop_of(nxt), loop):
+            nxt = self._ipdom.get(nxt)  # past a loop nested here, to where it leaves
+        if nxt is None or home not in gu.dom.get(nxt, ()):
+            return None
         if self.loop_of(nxt) is not loop or (loop is not None and loop.header is nxt):
             return None
         return nxt
+
+    @staticmethod
+    def _nested_in(inner: Loop | None, outer: Loop | None) -> bool:
+        """Is ``inner`` a loop strictly inside ``outer`` (None: the function body)?"""
+        if inner is None or inner is outer:
+            return False
+        p = inner.parent
+        while p is not None and p is not outer:
+            p = p.parent
+        return p is outer
+
+    def _iteration_post_dominators(self) -> dict[ir.BasicBlock, ir.BasicBlock | None]:
+        """Immediate post-dominators among the blocks that reach a return, with every
+        loop's back edges cut (so one never reaches into the next iteration)."""
+        live = set(self.gu.rev_head)
+        info = self.info
+
+        def back(src: ir.BasicBlock, dst: ir.BasicBlock) -> bool:
+            loop = info.loop_for(dst) if info is not None else None
+            return loop is not None and loop.header is dst and loop.contains(src)
+
+        def succs(b: ir.BasicBlock) -> list[ir.BasicBlock]:
+            return [s for s in dict.fromkeys(successors(b)) if s in live and not back(b, s)]
+
+        def preds(b: ir.BasicBlock) -> list[ir.BasicBlock]:
+            return [p for p in dict.fromkeys(b.predecessors())
+                    if p in live and not back(p, b)]
+
+        roots = [b for b in self.gu.orig.blocks if b in live and not succs(b)]
+        _, idom = compute_idoms(roots, preds, succs)
+        return idom
 
     def _speculatable(self, v: ir.Value, depth: int, block: ir.BasicBlock) -> bool:
         """``v`` can be recomputed in ``rev.<block>`` whether or not the forward pass
