@@ -74,7 +74,7 @@ OPEN_BUGS: dict[tuple[str, str], str] = {
     **{("runtime_activity_compare_only", lv): "'no shadow for pointer' without the pre-AD "
        "pipeline: the pointer that picks the enzyme_const table or active data is a phi "
        "(or a local slot), whose shadow is made eagerly; only a select's waits for a use "
-       "that needs it (issue 14, open)" for lv in LEVELS},
+       "that needs it (a known limitation, in the README)" for lv in LEVELS},
 }
 
 

@@ -34,7 +34,7 @@ CASES = [(p, level) for k, p in enumerate(ALL_PROGRAMS) for level in LEVEL_PAIRS
 OPEN_BUGS: dict[tuple[str, str], str] = {
     **{("runtime_activity_compare_only", lv): "'no shadow for pointer': UBSan's checks keep "
        "the pointer that picks the enzyme_const table or active data a phi, whose shadow "
-       "is made eagerly; only a select's waits for a use that needs it (issue 14, open)"
+       "is made eagerly; only a select's waits for a use that needs it (a known limitation, in the README)"
        for lv in ("O0", "O1", "O2", "O3")},
 }
 
