@@ -301,14 +301,28 @@ class GradientUtils:
             got.name = self.fresh((v.name or "v") + ".re")
             self.head_builder(orig_block).insert(got)
         else:
-            later = self.loops.later_cache_block(v, orig_block)
-            if later is not None:  # popped once in rev.<later>, which leads here
-                got = self.lookup(v, later)
-            else:
-                got = self.ensure_tape().cache(orig_block, v)
-                self.planner.note_cached(orig_block, v)
+            # a block whose reverse runs before this one in every iteration may already
+            # hold v (it was looked up there first: the reverse pass goes backwards)
+            later = self.loops.later_cache_blocks(v, orig_block)
+            got = next((g for g in (self._lookup_memo.get((b, v)) for b in later)
+                        if g is not None), None)
+            if got is None:
+                # or will be looked up there (it computes with v): one slot for both
+                used = next((b for b in later if self._computes_with(v, b)), None)
+                if used is not None:
+                    got = self.lookup(v, used)
+                else:
+                    got = self.ensure_tape().cache(orig_block, v)
+                    self.planner.note_cached(orig_block, v)
         self._lookup_memo[key] = got
         return got
+
+    def _computes_with(self, v: ir.Value, orig_block: ir.BasicBlock) -> bool:
+        """Does forward ``orig_block`` use ``v`` in an instruction other than a phi (whose
+        reverse, unlike a phi's, may look ``v`` up in ``rev.<orig_block>``)?"""
+        return any(isinstance(u, ir.Instruction) and not isinstance(u, ir.PHINode)
+                   and u.parent is not None and self.block_of_new.get(u.parent) is orig_block
+                   for u in v.users)
 
     def ensure_tape(self) -> Tape:
         """This derivative's byte stack (made on first use)."""

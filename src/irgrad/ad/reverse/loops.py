@@ -204,31 +204,36 @@ class LoopCounters:
             loop = self.info.loop_for(x)
         return v, block
 
-    def later_cache_block(self, v: ir.Instruction, orig_block: ir.BasicBlock
-                          ) -> ir.BasicBlock | None:
-        """A block whose frame can hold ``v`` for ``rev.<orig_block>`` too, or None: the
-        immediate post-dominator ``P`` of ``orig_block`` within one iteration of its loop
-        (back edges cut; paths into blocks that never return do not count), in the same
-        loop (past the loops nested in it), when ``v`` dominates ``P``. Every returning path from ``orig_block`` then
-        runs ``P`` before its iteration ends, so ``rev.P`` dominates
-        ``rev.<orig_block>`` and a value popped at ``rev.P``'s head serves both: one
-        tape slot where each block would push its own (a value used before and after an
+    def later_cache_blocks(self, v: ir.Instruction, orig_block: ir.BasicBlock
+                           ) -> list[ir.BasicBlock]:
+        """Blocks whose lookup of ``v`` also serves ``rev.<orig_block>``: the chain of
+        post-dominators of ``orig_block`` within one iteration of its loop (back edges
+        cut; paths into blocks that never return do not count; past the loops nested in
+        it), in the same loop, that ``v`` dominates. Every returning path from
+        ``orig_block`` runs each of them before its iteration ends, so their reverse
+        blocks dominate ``rev.<orig_block>``: a value they already popped or recomputed
+        at their head needs no slot of its own here (a value used before and after an
         error check, in both arms of an ``if`` and after it)."""
         gu = self.gu
         home = gu.block_of_new.get(v.parent) if v.parent is not None else None
         if home is None:
-            return None
+            return []
         if self._ipdom is None:
             self._ipdom = self._iteration_post_dominators()
         loop = self.loop_of(orig_block)
+        out: list[ir.BasicBlock] = []
         nxt = self._ipdom.get(orig_block)
-        while nxt is not None and self._nested_in(self.loop_of(nxt), loop):
-            nxt = self._ipdom.get(nxt)  # past a loop nested here, to where it leaves
-        if nxt is None or home not in gu.dom.get(nxt, ()):
-            return None
-        if self.loop_of(nxt) is not loop or (loop is not None and loop.header is nxt):
-            return None
-        return nxt
+        while nxt is not None:
+            if self._nested_in(self.loop_of(nxt), loop):
+                nxt = self._ipdom.get(nxt)  # past a loop nested here, to where it leaves
+                continue
+            if self.loop_of(nxt) is not loop or (loop is not None and loop.header is nxt):
+                break
+            if home not in gu.dom.get(nxt, ()):
+                break
+            out.append(nxt)
+            nxt = self._ipdom.get(nxt)
+        return out
 
     @staticmethod
     def _nested_in(inner: Loop | None, outer: Loop | None) -> bool:
