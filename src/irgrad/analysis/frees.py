@@ -102,13 +102,22 @@ def guaranteed_free_of(call: ir.Instruction) -> ir.CallInst | None:
     return alloc if through and _every_return_path_through(ab, through) else None
 
 
-def _frees_of(alloc: ir.CallInst) -> list[ir.Instruction]:
-    """The calls of ``alloc``'s function that free it (plainly based on it)."""
-    fn = alloc.parent.parent if alloc.parent is not None else None
-    if fn is None:
-        return []
-    return [i for bb in fn.blocks for i in bb.instructions
-            if isinstance(i, ir.CallBase) and freed_allocation(i) is alloc]
+def _frees_of(alloc: ir.CallInst) -> list[ir.CallBase]:
+    """The calls that free ``alloc`` (their pointer plainly based on it: found among its
+    users through GEPs and pointer casts, as :func:`freed_allocation` sees them)."""
+    frees: list[ir.CallBase] = []
+    work: list[ir.Value] = [alloc]
+    seen: set[ir.Value] = {alloc}
+    while work:
+        for u in work.pop().users:
+            if isinstance(u, ir.GetElementPtrInst) or (
+                    isinstance(u, ir.CastInst) and u.opcode in ("bitcast", "addrspacecast")):
+                if u not in seen:
+                    seen.add(u)
+                    work.append(u)
+            elif isinstance(u, ir.CallBase) and u not in frees and freed_allocation(u) is alloc:
+                frees.append(u)
+    return frees
 
 
 def _every_return_path_through(start: ir.BasicBlock, through: set[ir.BasicBlock]) -> bool:

@@ -236,8 +236,6 @@ class LoopInfo:
         return lp is not None and lp.header is bb
 
 
-
-
 def dead_end_blocks(fn: Function) -> frozenset[BasicBlock]:
     """The blocks of ``fn`` from which no ``ret`` or ``resume`` is reachable: every path
     from them ends in ``unreachable`` (after a call of ``exit``, ``abort`` or another

@@ -26,7 +26,7 @@ from irgrad.analysis.known_functions import (
 from irgrad.analysis.layout import aggregate_offset, alloc_size
 from irgrad.analysis.named_objects import NamedObjects
 from irgrad.analysis.overflow_intrinsics import is_overflow_intrinsic, overflow_result_tree
-from irgrad.analysis.tbaa import TBAATypes
+from irgrad.analysis.tbaa import module_tbaa
 from irgrad.analysis.type_offsets import (
     any_offset,
     array_elements,
@@ -524,7 +524,7 @@ class TypeAnalysis:
 
     def __init__(self, module: Module) -> None:
         self.module = module
-        self.tbaa = TBAATypes(module.metadata)
+        self.tbaa = module_tbaa(module)  # parsed once, shared with memory_writes
         self._cache: dict[tuple, TypeResults] = {}
         self._in_progress: set[tuple] = set()
         self._variants: dict[Function, int] = {}

@@ -238,12 +238,8 @@ class LoopCounters:
     @staticmethod
     def _nested_in(inner: Loop | None, outer: Loop | None) -> bool:
         """Is ``inner`` a loop strictly inside ``outer`` (None: the function body)?"""
-        if inner is None or inner is outer:
-            return False
-        p = inner.parent
-        while p is not None and p is not outer:
-            p = p.parent
-        return p is outer
+        return inner is not None and inner is not outer and (
+            outer is None or outer.contains(inner))
 
     def _iteration_post_dominators(self) -> dict[ir.BasicBlock, ir.BasicBlock | None]:
         """Immediate post-dominators among the blocks that reach a return, with every
