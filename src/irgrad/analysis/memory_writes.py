@@ -22,7 +22,11 @@ from irgrad.analysis.known_functions import (
 from irgrad.analysis.layout import store_size
 from irgrad.analysis.strided_access import may_overlap, strided_address
 from irgrad.analysis.tbaa import module_tbaa
-from irgrad.analysis.underlying_objects import is_allocated_object, underlying_object
+from irgrad.analysis.underlying_objects import (
+    is_allocated_object,
+    underlying_object,
+    underlying_objects,
+)
 
 _NO_WRITE = object()
 
@@ -171,16 +175,63 @@ def written_tags(fn: ir.Function, memo: dict[ir.Function, frozenset[str] | None]
     return memo[fn]
 
 
+def _written_objects(inst: ir.Instruction) -> frozenset[ir.Value] | None:
+    """The objects a store, memory transfer, memset or free through a phi or select of
+    pointers may write (two buffers swapped each sweep, a pointer chosen by a branch):
+    every base the pointer may have, or None when that is not known."""
+    if isinstance(inst, ir.StoreInst | ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
+        pointer: ir.Value | None = inst.pointer
+        freeing = False
+    elif isinstance(inst, ir.CallBase):
+        name = callee_name(inst)
+        freed = freed_pointer(inst)
+        freeing = freed is not None
+        pointer = freed if freeing else (
+            inst.args[0] if name is not None and (is_memory_transfer(name) or is_memset(name))
+            else None)
+    else:
+        return None
+    if pointer is None:
+        return None
+    objects = underlying_objects(pointer)
+    if not objects or any(isinstance(o, ir.PHINode | ir.SelectInst) for o in objects):
+        return None
+    if freeing and any(isinstance(o, ir.LoadInst | ir.CallBase) and not is_allocated_object(o)
+                       for o in objects):
+        return None  # a pointer read from memory may be any allocation's
+    return frozenset(objects)
+
+
+def _objects_may_alias(w: ir.Value, base: ir.Value) -> bool:
+    """May an access based on ``w`` touch memory of ``base`` (both underlying objects)?"""
+    if w is base:
+        return True
+    if is_allocated_object(w) or is_allocated_object(base):
+        return False  # a fresh allocation aliases nothing else
+    if isinstance(w, ir.GlobalVariable) and isinstance(base, ir.GlobalVariable):
+        return False
+    if isinstance(base, ir.GlobalVariable) and base.is_constant:
+        return False
+    return not (isinstance(w, ir.Argument) and isinstance(base, ir.Argument) and (
+        "noalias" in w.attrs or "noalias" in base.attrs))
+
+
+Written = ir.Value | frozenset[ir.Value] | None
+
+
 class MemoryWrites:
     """The writing instructions of one function and the objects they may write."""
 
     def __init__(self, fn: ir.Function) -> None:
         self.fn = fn
-        # (writing instruction, underlying object written or None for anything)
-        self.writes: list[tuple[ir.Instruction, ir.Value | None]] = []
+        # (writing instruction, what it may write: one underlying object, the set of
+        # objects a phi or select of pointers may be based on, or None for anything)
+        self.writes: list[tuple[ir.Instruction, Written]] = []
         callees: dict[ir.Function, bool] = {}
         for inst in fn.instructions():
             base = written_object(inst, callees)
+            if base is None:
+                base = _written_objects(inst)
             if base is not _NO_WRITE:
                 self.writes.append((inst, base))  # type: ignore[arg-type]
         self._reach: dict[ir.BasicBlock, frozenset[ir.BasicBlock]] = {}
@@ -253,28 +304,26 @@ class MemoryWrites:
             (i, w) for i, w in self.writes if self._may_follow(i, after)]
         if tbaa is not None:
             writes = [(i, w) for i, w in writes if self._type_may_alias(i, tbaa)]
-        if base is None:
+        bases: frozenset[ir.Value] | None = frozenset([base]) if base is not None else None
+        if base is None:  # a phi or select of pointers: each base it may have
+            objects = underlying_objects(pointer)
+            if objects and not any(isinstance(o, ir.PHINode | ir.SelectInst)
+                                   for o in objects):
+                bases = frozenset(objects)
+        if bases is None:
             return bool(writes)
         for inst, w in writes:
+            if w is None:
+                return True
             if w is base and at is not None and size is not None and \
                     isinstance(inst, ir.StoreInst):
                 other = strided_address(inst.pointer)
                 if other is not None and other.base is at.base and not may_overlap(
                         at, size, other, store_size(inst.value.type)):
                     continue
-            if w is None or w is base:
+            targets = w if isinstance(w, frozenset) else (w,)
+            if any(_objects_may_alias(t, b) for t in targets for b in bases):
                 return True
-            if is_allocated_object(w) or is_allocated_object(base):
-                continue  # a fresh allocation aliases nothing else
-            if isinstance(w, ir.GlobalVariable) and isinstance(base, ir.GlobalVariable):
-                continue
-            if isinstance(base, ir.GlobalVariable) and base.is_constant:
-                continue
-            if isinstance(w, ir.Argument) and isinstance(base, ir.Argument) and (
-                "noalias" in w.attrs or "noalias" in base.attrs
-            ):
-                continue
-            return True
         return False
 
 

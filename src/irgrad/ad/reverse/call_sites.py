@@ -181,7 +181,8 @@ def rereadable_arguments(gu: GradientUtils, call: ir.CallBase, fn: ir.Function
         writes = memo[fn] = MemoryWrites(fn)
     if any(w is None for _, w in writes.writes):
         return ()
-    written = {w for _, w in writes.writes}
+    written = {t for _, w in writes.writes
+               for t in (w if isinstance(w, frozenset) else (w,))}
     return tuple(k for k in kept if k < len(fn.args) and fn.args[k] not in written)
 
 
