@@ -159,6 +159,9 @@ def _why(gu: GradientUtils, v: ir.Value, kind: str) -> str:
         return "re-read from the value stored into scratch memory (not taped)"
     if kind == "iv":
         return "a loop counter: recomputed from the reverse loop's counter"
+    if kind == "recurrence":
+        return ("a loop-carried value: recovered in the reverse loop by undoing its "
+                "update (not taped per iteration)")
     if isinstance(v, ir.LoadInst):
         return "re-loaded: nothing overwrites that memory before the reverse pass"
     return "recomputed from values that are still available (cheaper than a tape slot)"
@@ -184,7 +187,8 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
     planner = gu.planner
     for kind, keys in (("recomputed", planner.recomputed_keys()),
                        ("forwarded", planner.forwarded_keys()),
-                       ("iv", planner.iv_keys())):
+                       ("iv", planner.iv_keys()),
+                       ("recurrence", planner.recurrence_keys())):
         for _, v in keys:
             found.setdefault(_where(gu, v), _why(gu, v, kind))
     for (where, text), why in sorted(found.items(), key=lambda item: (

@@ -290,6 +290,9 @@ class GradientUtils:
             return got
         if self.loops.recomputable_iv(v, orig_block):
             got = self.loops.recompute_iv(v, orig_block)
+        elif (rec := self.loops.recurrence(v, orig_block)) is not None:
+            assert self.loops.recurrences is not None
+            got = self.loops.recurrences.recover(rec, orig_block)
         elif self.planner.should_forward(orig_block, v):
             got = self._emit_forwarded(v, orig_block)
         elif self.planner.should_recompute(orig_block, v):

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES
+from irgrad.ad.reverse.recurrences import InvertibleRecurrences, Recurrence
 from irgrad.analysis.loops import Loop, LoopInfo
 from irgrad.analysis.trip_count import (
     InductionVariable,
@@ -70,6 +71,7 @@ class LoopCounters:
         self._single_exit: dict[Loop, ir.BasicBlock | None] = {}
         self._exit_values: dict[tuple[ir.BasicBlock, ir.Value], ir.PHINode] = {}
         self._ipdom: dict[ir.BasicBlock, ir.BasicBlock | None] | None = None
+        self.recurrences: InvertibleRecurrences | None = None
 
     # -- analysis + forward pass ---------------------------------------------------------
     def setup(self, live: list[ir.BasicBlock]) -> None:
@@ -79,7 +81,9 @@ class LoopCounters:
             return
         # an exit into a dead end (an error branch calling exit()) never reaches the
         # reverse pass: trip counts and hoisting look at the returning exits only
-        info = self.info = LoopInfo(gu.orig, DominatorTree(gu.orig), returning_exits=True)
+        dt = DominatorTree(gu.orig)
+        info = self.info = LoopInfo(gu.orig, dt, returning_exits=True)
+        self.recurrences = InvertibleRecurrences(self, dt)
         live_set = set(live)
         for loop in info:
             cl = self._counted(loop, live_set)
@@ -149,6 +153,8 @@ class LoopCounters:
                 last = self.gu.lookup(cl.exit_phis[x], x)
             assert cl.counter is not None
             b.store(last, cl.counter)
+        if self.recurrences is not None:
+            self.recurrences.on_exit(x, b)
 
     def header_pred_index(self, header: ir.BasicBlock, preds: list[ir.BasicBlock],
                           b: IRBuilder) -> ir.Value:
@@ -157,7 +163,10 @@ class LoopCounters:
         assert cl.counter is not None
         c = b.load(ir.i64, cl.counter, name=self.gu.fresh("count"))
         first = b.icmp("eq", c, ir.ConstantInt(ir.i64, 0), name=self.gu.fresh("first"))
-        b.store(b.sub(c, ir.ConstantInt(ir.i64, 1)), cl.counter)
+        k = b.sub(c, ir.ConstantInt(ir.i64, 1))
+        b.store(k, cl.counter)
+        if self.recurrences is not None:  # loop-carried values of iteration k
+            self.recurrences.on_header(cl, k, first, b)
         k_in = preds.index(cl.entering)
         k_latch = preds.index(cl.latch)
         return b.select(first, ir.ConstantInt(ir.i32, k_in), ir.ConstantInt(ir.i32, k_latch))
@@ -323,6 +332,13 @@ class LoopCounters:
         if len(starts) != 1 or backs != {id(gu.shadow.get(iv.increment))}:
             return None
         return cl, iv, next(iter(starts.values()))
+
+    def recurrence(self, v: ir.Value, orig_block: ir.BasicBlock) -> Recurrence | None:
+        """``v``'s invertible recurrence when ``orig_block`` is in its loop (see
+        :mod:`irgrad.ad.reverse.recurrences`): recovered backwards, not taped."""
+        if self.recurrences is None or not isinstance(v, ir.PHINode):
+            return None
+        return self.recurrences.find(v, orig_block)
 
     def recomputable_iv(self, v: ir.Value, orig_block: ir.BasicBlock) -> bool:
         """Is ``v`` (forward value) a header add-recurrence of a counted loop around

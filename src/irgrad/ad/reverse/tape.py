@@ -286,6 +286,7 @@ class LookupPlanner:
         self._recompute: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._forward: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._iv: set[tuple[ir.BasicBlock, ir.Value]] = set()
+        self._recurrence: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._forwarded: dict[ir.Value, Forwarded | None] = {}
         # values already on the tape for a reverse block: a recompute that needs only
         # those (and at most one new slot) costs no more tape than caching the value
@@ -314,6 +315,9 @@ class LookupPlanner:
         if self.gu.loops.recomputable_iv(v, rev_block):
             result = frozenset()
             self._iv.add(key)
+        elif self.gu.loops.recurrence(v, rev_block) is not None:
+            result = frozenset()
+            self._recurrence.add(key)
         elif (fw := self.forwarded(v)) is not None:
             leaves = frozenset()
             for leaf in (fw.at, *fw.leaves):
@@ -375,6 +379,9 @@ class LookupPlanner:
 
     def iv_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
         return list(self._iv)
+
+    def recurrence_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
+        return list(self._recurrence)
 
     @staticmethod
     def _recompute_operands(v: ir.Value) -> list[ir.Value]:
