@@ -164,8 +164,20 @@ def allocation_escapes(alloc: ir.Value) -> bool:
     into memory that is not a local of the function, passed to a callee that may keep
     it)? Frees, accesses, comparisons, copies and ``captures(none)`` parameters do not
     keep it."""
-    work: list[ir.Value] = [alloc]
-    seen: set[ir.Value] = {alloc}
+    return _kept(alloc, strict=False)
+
+
+def is_captured(ptr: ir.Value) -> bool:
+    """May the function make a copy of ``ptr`` that it can read back (stored anywhere,
+    even into a local; converted to an integer; returned; passed to a callee that may keep
+    it)? Otherwise every pointer the function uses that is based on ``ptr`` is derived
+    from it by GEPs, casts, phis and selects (LLVM's capture tracking, conservatively)."""
+    return _kept(ptr, strict=True)
+
+
+def _kept(start: ir.Value, *, strict: bool) -> bool:
+    work: list[ir.Value] = [start]
+    seen: set[ir.Value] = {start}
     while work:
         p = work.pop()
         for use in p.uses:
@@ -178,13 +190,13 @@ def allocation_escapes(alloc: ir.Value) -> bool:
             elif isinstance(u, ir.LoadInst | ir.CmpInst):
                 continue
             elif isinstance(u, ir.StoreInst):
-                if u.value is p and not isinstance(underlying_object(u.pointer),
-                                                   ir.AllocaInst):
+                if u.value is p and (strict or not isinstance(underlying_object(u.pointer),
+                                                              ir.AllocaInst)):
                     return True
             elif isinstance(u, ir.CallBase):
                 if not _call_keeps_nothing(u, use.index):
                     return True
-            elif not (isinstance(u, ir.CastInst) and u.opcode == "ptrtoint"):
+            elif strict or not (isinstance(u, ir.CastInst) and u.opcode == "ptrtoint"):
                 return True  # returned, or anything else
     return False
 
@@ -205,5 +217,11 @@ def _call_keeps_nothing(call: ir.CallBase, index: int) -> bool:
     return any(a in ("nocapture", "captures(none)") for a in attrs)
 
 
-__all__ = ["allocation_escapes", "freed_allocation", "guaranteed_free_of", "is_allocation_call",
-           "released_allocations"]
+__all__ = [
+    "allocation_escapes",
+    "freed_allocation",
+    "guaranteed_free_of",
+    "is_allocation_call",
+    "is_captured",
+    "released_allocations",
+]

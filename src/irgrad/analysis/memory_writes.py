@@ -7,7 +7,7 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.analysis.blas import written_arguments
 from irgrad.analysis.fortran_runtime import fortran_written_arguments
-from irgrad.analysis.frees import guaranteed_free_of
+from irgrad.analysis.frees import guaranteed_free_of, is_captured
 from irgrad.analysis.known_functions import (
     callee_name,
     freed_pointer,
@@ -202,8 +202,9 @@ def _written_objects(inst: ir.Instruction) -> frozenset[ir.Value] | None:
     return frozenset(objects)
 
 
-def _objects_may_alias(w: ir.Value, base: ir.Value) -> bool:
-    """May an access based on ``w`` touch memory of ``base`` (both underlying objects)?"""
+def _objects_may_alias(w: ir.Value, base: ir.Value, uncaptured: dict[ir.Value, bool]) -> bool:
+    """May an access based on ``w`` touch memory of ``base`` (both underlying objects)?
+    ``uncaptured``: a memo of :func:`_restrict_argument`."""
     if w is base:
         return True
     if is_allocated_object(w) or is_allocated_object(base):
@@ -212,8 +213,23 @@ def _objects_may_alias(w: ir.Value, base: ir.Value) -> bool:
         return False
     if isinstance(base, ir.GlobalVariable) and base.is_constant:
         return False
-    return not (isinstance(w, ir.Argument) and isinstance(base, ir.Argument) and (
-        "noalias" in w.attrs or "noalias" in base.attrs))
+    # a noalias (restrict) argument's memory is reached only through pointers based on
+    # it while the function runs: another argument or a global is apart, and so is any
+    # other pointer unless the function keeps a copy of the argument it could be read from
+    return not (_restrict_argument(w, base, uncaptured)
+                or _restrict_argument(base, w, uncaptured))
+
+
+def _restrict_argument(v: ir.Value, other: ir.Value, memo: dict[ir.Value, bool]) -> bool:
+    """``v`` is a ``noalias`` argument that ``other`` cannot be based on."""
+    if not isinstance(v, ir.Argument) or "noalias" not in v.attrs:
+        return False
+    if isinstance(other, ir.Argument | ir.GlobalVariable):
+        return True
+    got = memo.get(v)
+    if got is None:
+        got = memo[v] = not is_captured(v)
+    return got
 
 
 Written = ir.Value | frozenset[ir.Value] | None
@@ -236,6 +252,7 @@ class MemoryWrites:
                 self.writes.append((inst, base))  # type: ignore[arg-type]
         self._reach: dict[ir.BasicBlock, frozenset[ir.BasicBlock]] = {}
         self._tags: dict[ir.Function, frozenset[str] | None] = {}
+        self._uncaptured: dict[ir.Value, bool] = {}
 
     def exclude_writes(self, insts: set[ir.Instruction]) -> None:
         """Forget writes that the forward pass performs after the reverse pass (sunk
@@ -322,7 +339,7 @@ class MemoryWrites:
                         at, size, other, store_size(inst.value.type)):
                     continue
             targets = w if isinstance(w, frozenset) else (w,)
-            if any(_objects_may_alias(t, b) for t in targets for b in bases):
+            if any(_objects_may_alias(t, b, self._uncaptured) for t in targets for b in bases):
                 return True
         return False
 
