@@ -308,6 +308,13 @@ class MemoryWrites:
             return insts.index(write) > insts.index(inst)
         return False
 
+    def may_be_written_in(self, pointer: ir.Value, blocks: set[ir.BasicBlock],
+                          tbaa: str | None = None) -> bool:
+        """Whether a write in ``blocks`` (a loop's) may touch the object ``pointer`` points
+        into, at any offset."""
+        inside = [(i, w) for i, w in self.writes if i.parent in blocks]
+        return self._aliasing(pointer, inside, None, None, tbaa)
+
     def may_be_overwritten(self, pointer: ir.Value, after: ir.Instruction | None = None,
                            size: int | None = None, tbaa: str | None = None) -> bool:
         """Whether a write of the function may alias the memory ``pointer`` points to
@@ -315,10 +322,14 @@ class MemoryWrites:
         to another field of the same array of structs does not, when ``size``, the bytes
         read, is given; a store whose TBAA access type is unrelated to ``tbaa``, the
         reading load's tag, does not: strict aliasing, as LLVM's own passes assume)."""
-        base = underlying_object(pointer)
-        at = strided_address(pointer) if size is not None else None
         writes = self.writes if after is None else [
             (i, w) for i, w in self.writes if self._may_follow(i, after)]
+        return self._aliasing(pointer, writes, size, after, tbaa)
+
+    def _aliasing(self, pointer: ir.Value, writes: list[tuple[ir.Instruction, Written]],
+                  size: int | None, after: ir.Instruction | None, tbaa: str | None) -> bool:
+        base = underlying_object(pointer)
+        at = strided_address(pointer) if size is not None else None
         if tbaa is not None:
             writes = [(i, w) for i, w in writes if self._type_may_alias(i, tbaa)]
         bases: frozenset[ir.Value] | None = frozenset([base]) if base is not None else None

@@ -159,6 +159,9 @@ def _why(gu: GradientUtils, v: ir.Value, kind: str) -> str:
         return "re-read from the value stored into scratch memory (not taped)"
     if kind == "iv":
         return "a loop counter: recomputed from the reverse loop's counter"
+    if kind == "snapshot":
+        return ("read from a copy of the range it reads, taken once before its outer "
+                "loop (the same values in every iteration of that loop)")
     if kind == "recurrence":
         return ("a loop-carried value: recovered in the reverse loop by undoing its "
                 "update (not taped per iteration)")
@@ -188,7 +191,8 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
     for kind, keys in (("recomputed", planner.recomputed_keys()),
                        ("forwarded", planner.forwarded_keys()),
                        ("iv", planner.iv_keys()),
-                       ("recurrence", planner.recurrence_keys())):
+                       ("recurrence", planner.recurrence_keys()),
+                       ("snapshot", planner.snapshot_keys())):
         for _, v in keys:
             found.setdefault(_where(gu, v), _why(gu, v, kind))
     for (where, text), why in sorted(found.items(), key=lambda item: (

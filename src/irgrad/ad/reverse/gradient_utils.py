@@ -303,6 +303,9 @@ class GradientUtils:
             got = clone_with_operands(v, ops)
             got.name = self.fresh((v.name or "v") + ".re")
             self.head_builder(orig_block).insert(got)
+        elif (snap := self.loops.snapshot(v, orig_block)) is not None:
+            assert self.loops.snapshots is not None
+            got = self.loops.snapshots.value(snap, orig_block)
         else:
             # a block whose reverse runs before this one in every iteration may already
             # hold v (it was looked up there first: the reverse pass goes backwards)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.ad.reverse.loop_snapshots import LoopSnapshots, Snapshot
 from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES
 from irgrad.ad.reverse.recurrences import InvertibleRecurrences, Recurrence
 from irgrad.analysis.loops import Loop, LoopInfo
@@ -72,6 +73,8 @@ class LoopCounters:
         self._exit_values: dict[tuple[ir.BasicBlock, ir.Value], ir.PHINode] = {}
         self._ipdom: dict[ir.BasicBlock, ir.BasicBlock | None] | None = None
         self.recurrences: InvertibleRecurrences | None = None
+        self.snapshots: LoopSnapshots | None = None
+        self.dt: DominatorTree | None = None
 
     # -- analysis + forward pass ---------------------------------------------------------
     def setup(self, live: list[ir.BasicBlock]) -> None:
@@ -81,9 +84,10 @@ class LoopCounters:
             return
         # an exit into a dead end (an error branch calling exit()) never reaches the
         # reverse pass: trip counts and hoisting look at the returning exits only
-        dt = DominatorTree(gu.orig)
+        dt = self.dt = DominatorTree(gu.orig)
         info = self.info = LoopInfo(gu.orig, dt, returning_exits=True)
         self.recurrences = InvertibleRecurrences(self, dt)
+        self.snapshots = LoopSnapshots(self)
         live_set = set(live)
         for loop in info:
             cl = self._counted(loop, live_set)
@@ -340,6 +344,13 @@ class LoopCounters:
             return None
         return self.recurrences.find(v, orig_block)
 
+    def snapshot(self, v: ir.Value, orig_block: ir.BasicBlock) -> Snapshot | None:
+        """``v``'s copy taken before its outer loop when it is a load that reads the same
+        range in every iteration of that loop (see :mod:`irgrad.ad.reverse.loop_snapshots`)."""
+        if self.snapshots is None or not isinstance(v, ir.LoadInst):
+            return None
+        return self.snapshots.find(v, orig_block)
+
     def recomputable_iv(self, v: ir.Value, orig_block: ir.BasicBlock) -> bool:
         """Is ``v`` (forward value) a header add-recurrence of a counted loop around
         ``orig_block`` (or a pointer one's shadow) whose start and step are usable
@@ -414,6 +425,10 @@ class LoopCounters:
         return b.gep(iv.element, start, [b.mul(k, idx)], name=name)
 
     # -- trip counts -------------------------------------------------------------------
+    def trip_count_usable(self, cl: CountedLoop) -> bool:
+        """Is the trip count known when the loop is entered?"""
+        return self._trip_count_usable(cl, available=False)
+
     def _trip_count_usable(self, cl: CountedLoop, available: bool) -> bool:
         """Is the trip count known at entry (and, if ``available``, computable anywhere in
         the reverse pass from start and bound)?"""

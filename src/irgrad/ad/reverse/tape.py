@@ -287,6 +287,7 @@ class LookupPlanner:
         self._forward: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._iv: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._recurrence: set[tuple[ir.BasicBlock, ir.Value]] = set()
+        self._snapshot: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._forwarded: dict[ir.Value, Forwarded | None] = {}
         # values already on the tape for a reverse block: a recompute that needs only
         # those (and at most one new slot) costs no more tape than caching the value
@@ -325,6 +326,9 @@ class LookupPlanner:
             if self._new_slots(rev_block, leaves) <= 1:
                 result = leaves
                 self._forward.add(key)
+        elif self.gu.loops.snapshot(v, rev_block) is not None:
+            result = frozenset()
+            self._snapshot.add(key)
         elif depth < 12 and self._recomputable(v):
             leaves: frozenset[ir.Value] = frozenset()
             for op in self._recompute_operands(v):
@@ -382,6 +386,9 @@ class LookupPlanner:
 
     def recurrence_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
         return list(self._recurrence)
+
+    def snapshot_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
+        return list(self._snapshot)
 
     @staticmethod
     def _recompute_operands(v: ir.Value) -> list[ir.Value]:

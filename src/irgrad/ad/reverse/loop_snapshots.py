@@ -1,0 +1,191 @@
+"""Arrays read the same way in every iteration of an outer loop, copied once before it.
+
+In ``for i { for j { s += a[i][j] * x[j]; } y[i] = s; }`` the load ``x[j]`` reads the
+same ``n`` values in every iteration of the ``i`` loop. When something overwrites ``x``
+after the nest (a solver's search direction, the next stage of a time step), the load
+cannot be re-read in the reverse pass, and taping it costs ``n`` values per iteration
+of ``i``: ``n^2`` per execution of the nest, for ``n`` distinct values.
+
+A load ``L`` is *snapshot* when
+
+* its innermost loop ``J`` and ``J``'s parent ``I`` are counted loops, each left only
+  through its latch, ``L`` runs in every iteration of ``J`` and ``J`` is entered in every
+  iteration of ``I`` (so the whole range below is read, in the first iteration of ``I``
+  already);
+* ``L`` reads ``base[iv]`` (one-index GEP; ``iv`` an induction variable of ``J`` with a
+  positive constant step, possibly sign- or zero-extended without wrapping), with
+  ``base``, the start of ``iv`` and ``J``'s trip count defined outside ``I``;
+* nothing in ``I`` may write the memory ``L`` reads.
+
+The forward pass then copies the range ``L`` reads into a buffer at the end of ``I``'s
+preheader (``malloc`` + ``memcpy``, once per execution of ``I``), and the reverse of
+iteration ``k`` of ``J`` reads element ``k * step`` of it. The buffer is freed at the head
+of the preheader's reverse, which runs once the reverse of ``I`` is done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from irgrad import ir
+from irgrad.analysis.layout import alloc_size
+from irgrad.analysis.loops import Loop
+from irgrad.analysis.trip_count import InductionVariable
+from irgrad.ir.builder import IRBuilder
+
+if TYPE_CHECKING:
+    from irgrad.ad.reverse.loops import CountedLoop, LoopCounters
+
+
+@dataclass
+class Snapshot:
+    """The copy of the range one load reads (original function's values)."""
+
+    outer: CountedLoop  # I: copied at the end of its preheader
+    inner: CountedLoop  # J: the load's loop
+    load: ir.LoadInst
+    element: ir.Type  # the GEP's source element type
+    base: ir.Value
+    iv: InductionVariable
+    step: int
+    extend: str | None  # "sext" / "zext" of the induction variable, or None
+    buffer: ir.Value | None = None  # the forward malloc (made on first use)
+
+
+class LoopSnapshots:
+    """The snapshot loads of one reverse-mode synthesis."""
+
+    def __init__(self, loops: LoopCounters) -> None:
+        self.loops = loops
+        self.gu = loops.gu
+        self._found: dict[ir.LoadInst, Snapshot | None] = {}
+
+    def find(self, v: ir.Value, orig_block: ir.BasicBlock) -> Snapshot | None:
+        """The snapshot of forward load ``v`` when it is one and ``orig_block`` (where it
+        is needed) lies in its loop."""
+        gu = self.gu
+        orig = gu.orig_of_new.get(v)
+        if not isinstance(orig, ir.LoadInst) or v is not gu.primal(orig):
+            return None
+        if orig not in self._found:
+            self._found[orig] = self._analyze(orig)
+        snap = self._found[orig]
+        if snap is None or not snap.inner.loop.contains(orig_block):
+            return None
+        return snap
+
+    # -- analysis -----------------------------------------------------------------------
+    def _analyze(self, load: ir.LoadInst) -> Snapshot | None:
+        loops, gu = self.loops, self.gu
+        if load.volatile or load.is_atomic or load.parent is None or loops.info is None \
+                or loops.dt is None:
+            return None
+        inner_loop = loops.info.loop_for(load.parent)
+        outer_loop = inner_loop.parent if inner_loop is not None else None
+        if inner_loop is None or outer_loop is None:
+            return None
+        inner = loops.by_header.get(inner_loop.header)
+        outer = loops.by_header.get(outer_loop.header)
+        if inner is None or outer is None:
+            return None
+        dt = loops.dt
+        if not (_only_latch_exits(inner_loop, inner.latch) and
+                _only_latch_exits(outer_loop, outer.latch) and
+                dt.dominates(load.parent, inner.latch) and
+                dt.dominates(inner.entering, outer.latch) and
+                loops.info.loop_for(inner.entering) is outer_loop):
+            return None
+        access = self._access(load, inner, outer_loop)
+        if access is None:
+            return None
+        element, base, iv, step, extend = access
+        tc = inner_loop.trip_count()
+        if tc is None or not loops.trip_count_usable(inner) or \
+                not all(_outside(v, outer_loop) for v in (tc.start, tc.bound)):
+            return None
+        if gu.memory_writes.may_be_written_in(load.pointer, outer_loop.blocks,
+                                              tbaa=load.get_metadata("tbaa")):
+            return None
+        return Snapshot(outer, inner, load, element, base, iv, step, extend)
+
+    def _access(self, load: ir.LoadInst, inner: CountedLoop, outer_loop: Loop
+                ) -> tuple[ir.Type, ir.Value, InductionVariable, int, str | None] | None:
+        """``load`` as ``base[ext(iv)]`` (see the module docstring), or None."""
+        gep = load.pointer
+        if not isinstance(gep, ir.GetElementPtrInst) or len(gep.indices) != 1 or \
+                isinstance(gep.type, ir.VectorType) or not _outside(gep.pointer, outer_loop):
+            return None
+        idx = gep.indices[0]
+        extend: str | None = None
+        if isinstance(idx, ir.CastInst) and idx.opcode in ("sext", "zext"):
+            extend = idx.opcode
+            idx = idx.value
+        iv = inner.ivs.get(idx)
+        if not isinstance(iv, InductionVariable) or not isinstance(iv.step, int) or \
+                iv.step <= 0 or not _outside(iv.start, outer_loop):
+            return None
+        if extend is not None and ("nsw" if extend == "sext" else "nuw") not in iv.increment.flags:
+            return None  # the narrow counter could wrap: its extension would not be affine
+        return gep.source_type, gep.pointer, iv, iv.step, extend
+
+    # -- forward and reverse ------------------------------------------------------------
+    def value(self, snap: Snapshot, orig_block: ir.BasicBlock) -> ir.Value:
+        """The load's value in the iteration of ``J`` being reversed, at
+        ``rev.<orig_block>``: element ``k * step`` of the copy."""
+        gu = self.gu
+        if snap.buffer is None:
+            self._copy(snap)
+        assert snap.buffer is not None and snap.inner.counter is not None
+        b = gu.head_builder(orig_block)
+        buf = gu.lookup(snap.buffer, orig_block)
+        k = b.load(ir.i64, snap.inner.counter, name=gu.fresh("k"))
+        at = k if snap.step == 1 else b.mul(k, ir.ConstantInt(ir.i64, snap.step))
+        slot = b.gep(snap.element, buf, [at], name=gu.fresh("snap.at"))
+        return b.load(snap.load.type, slot, name=gu.fresh((snap.load.name or "v") + ".snap"))
+
+    def _copy(self, snap: Snapshot) -> None:
+        """Forward: copy the range at the end of ``I``'s preheader. Reverse: free it at the
+        head of the preheader's reverse."""
+        gu = self.gu
+        entering = snap.outer.entering
+        term = gu.forward_block(entering).terminator
+        assert term is not None
+        b = IRBuilder(position=term)
+        tc = self.loops.emit_trip_count_with(snap.inner, b)
+        assert tc is not None
+        size = alloc_size(snap.element)
+        zero = ir.ConstantInt(ir.i64, 0)
+        last = b.mul(b.sub(tc, ir.ConstantInt(ir.i64, 1)), ir.ConstantInt(ir.i64, snap.step))
+        count = b.add(last, ir.ConstantInt(ir.i64, 1))
+        positive = b.icmp("sgt", tc, zero)
+        nbytes = b.select(positive, b.mul(count, ir.ConstantInt(ir.i64, size)), zero)
+        malloc = gu.libc("malloc", ir.FunctionType(ir.ptr, [ir.i64]))
+        buf = b.call(malloc, [nbytes], name=gu.fresh("snap"))
+        start = gu.primal(snap.iv.start)
+        if snap.extend == "sext":
+            start = b.sext(start, ir.i64)
+        elif snap.extend == "zext":
+            start = b.zext(start, ir.i64)
+        first = b.gep(snap.element, gu.primal(snap.base), [start])
+        memcpy = gu.libc("memcpy", ir.FunctionType(ir.ptr, [ir.ptr, ir.ptr, ir.i64]))
+        b.call(memcpy, [buf, first, nbytes])
+        snap.buffer = buf
+        rev = gu.head_builder(entering)
+        free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
+        rev.call(free, [gu.lookup(buf, entering)])
+
+
+def _outside(v: ir.Value, loop: Loop) -> bool:
+    """Defined outside ``loop`` (so the same in all its iterations)."""
+    return not isinstance(v, ir.Instruction) or (v.parent is not None
+                                                 and not loop.contains(v.parent))
+
+
+def _only_latch_exits(loop: Loop, latch: ir.BasicBlock) -> bool:
+    """Every returning exit leaves from the latch: each header execution is a whole
+    iteration."""
+    return loop.returning_exiting_blocks == [latch]
+
+
+__all__ = ["LoopSnapshots", "Snapshot"]
