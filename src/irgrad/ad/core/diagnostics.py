@@ -96,6 +96,25 @@ def location_from_dbg(module: Module, dbg: str | None, default_file: str) -> Sou
     return SourceLocation(filename, line, column)
 
 
+def loop_start_location(module: Module, loop_id: str | None) -> SourceLocation | None:
+    """Where a loop starts in the source: the first ``DILocation`` of its ``!llvm.loop``
+    node (``loop_id``, the latch branch's attachment), which front ends set to the loop
+    statement. Unlike the header's first instruction, it is right after inlining (a
+    header that begins with an inlined callee's code) and loop rotation."""
+    ref = _ref(loop_id)
+    if ref is None:
+        return None
+    table = _metadata_table(module)
+    node = table.get(ref)
+    if node is None:
+        return None
+    for m in re.finditer(r"!(\d+)", node):
+        sub = int(m.group(1))
+        if sub != ref and table.get(sub, "").startswith("!DILocation("):
+            return location_from_dbg(module, f"!{sub}", _module_filename(module))
+    return None
+
+
 def _module_filename(module: Module | None) -> str:
     """The file a location without debug info names: the file irgrad read the module
     from (``prog.ll``, ``<stdin>``), else the source the module says it came from."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.config import DerivativeMode
-from irgrad.ad.core.diagnostics import source_location_of, value_text
+from irgrad.ad.core.diagnostics import loop_start_location, source_location_of, value_text
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.trip_count import compute_trip_count
 from irgrad.errors import SourceLocation
@@ -145,9 +145,13 @@ def _first_located(block: ir.BasicBlock, default: ir.Instruction | None
 def _loop_notes(gu: GradientUtils, loop: Loop | None) -> tuple[LoopNote, ...]:
     notes: list[LoopNote] = []
     while loop is not None:
+        start = next((loop_start_location(gu.module, t.get_metadata("llvm.loop"))
+                      for t in (latch.terminator for latch in loop.latches)
+                      if t is not None and t.get_metadata("llvm.loop")), None)
         insts = loop.header.instructions
         head = _first_located(loop.header, insts[0] if insts else None)
-        where = str(source_location_of(head, gu.module)) if head is not None else "?"
+        where = str(start) if start is not None else (
+            str(source_location_of(head, gu.module)) if head is not None else "?")
         tc = compute_trip_count(loop)
         notes.append(LoopNote(where, tc.constant() if tc is not None else None))
         loop = loop.parent
