@@ -7,7 +7,9 @@ now reads ``x[j]`` from a copy taken at the outer loop's preheader (see
 ``irgrad.ad.reverse.loop_snapshots``).
 
 The copy is only right when nothing in the outer loop writes the array: a Gauss-Seidel
-sweep that updates ``x[i]`` in place while reading ``x[j]`` must keep taping it. Every
+sweep that updates ``x[i]`` in place while reading ``x[j]`` must keep taping it. Layers
+computed through two buffers swapped after each layer read one allocation and write the
+other within a layer (copied); two halves of one allocation are not known apart (taped). Every
 program is checked by the dot-product test at -O0..-O3, and the explain report says
 which loads (marked READ) were read from a copy.
 """
@@ -86,6 +88,50 @@ static double f(const double *a, double *x, int n) {
   free(y);
   return s;
 }""", True),
+    # layer by layer through two buffers swapped after each layer: within a layer the
+    # activations read and the ones written are different allocations
+    "swapped_layers": ("""
+static double f(const double *a, double *x, int n) {
+  double *cur = malloc(sizeof(double) * n), *nxt = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++) cur[i] = x[i] * x[i + n];
+  for (int l = 0; l < ITERS; l++) {
+    for (int r = 0; r < n; r++) {
+      double s = 0.1 * l;
+      for (int c = 0; c < n; c++) {
+        double v = cur[c]; /* READ */
+        s += a[r * n + c] * v;
+      }
+      nxt[r] = s / (1.0 + s * s);
+    }
+    double *t = cur; cur = nxt; nxt = t;
+  }
+  double out = 0.0;
+  for (int i = 0; i < n; i++) out += cur[i] * (1.0 + i);
+  free(cur);
+  free(nxt);
+  return out;
+}""", True),
+    # the same with the two buffers as halves of one allocation: not known apart
+    "swapped_halves": ("""
+static double f(const double *a, double *x, int n) {
+  double *buf = malloc(sizeof(double) * 2 * n), *cur = buf, *nxt = buf + n;
+  for (int i = 0; i < n; i++) cur[i] = x[i] * x[i + n];
+  for (int l = 0; l < ITERS; l++) {
+    for (int r = 0; r < n; r++) {
+      double s = 0.1 * l;
+      for (int c = 0; c < n; c++) {
+        double v = cur[c]; /* READ */
+        s += a[r * n + c] * v;
+      }
+      nxt[r] = s / (1.0 + s * s);
+    }
+    double *t = cur; cur = nxt; nxt = t;
+  }
+  double out = 0.0;
+  for (int i = 0; i < n; i++) out += cur[i] * (1.0 + i);
+  free(buf);
+  return out;
+}""", False),
     # Gauss-Seidel: x[i] is updated in the loop that reads x[j]
     "gauss_seidel": ("""
 static double f(const double *a, double *x, int n) {

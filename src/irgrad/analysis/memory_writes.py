@@ -4,6 +4,8 @@ before it recomputes a load instead of caching it (``may_be_overwritten``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from irgrad import ir
 from irgrad.analysis.blas import written_arguments
 from irgrad.analysis.fortran_runtime import fortran_written_arguments
@@ -309,11 +311,22 @@ class MemoryWrites:
         return False
 
     def may_be_written_in(self, pointer: ir.Value, blocks: set[ir.BasicBlock],
-                          tbaa: str | None = None) -> bool:
+                          tbaa: str | None = None,
+                          apart: Callable[[ir.Instruction], bool] | None = None) -> bool:
         """Whether a write in ``blocks`` (a loop's) may touch the object ``pointer`` points
-        into, at any offset."""
-        inside = [(i, w) for i, w in self.writes if i.parent in blocks]
+        into, at any offset (``apart``: writes the caller knows touch other memory)."""
+        inside = [(i, w) for i, w in self.writes if i.parent in blocks
+                  and not (apart is not None and apart(i))]
         return self._aliasing(pointer, inside, None, None, tbaa)
+
+    def objects_may_overlap(self, a: ir.Value, b: ir.Value) -> bool:
+        """May pointers ``a`` and ``b`` of the function reach the same memory (through
+        every base each may have)?"""
+        oa, ob = underlying_objects(a), underlying_objects(b)
+        if not oa or not ob or any(isinstance(o, ir.PHINode | ir.SelectInst)
+                                   for o in (*oa, *ob)):
+            return True
+        return any(_objects_may_alias(x, y, self._uncaptured) for x in oa for y in ob)
 
     def may_be_overwritten(self, pointer: ir.Value, after: ir.Instruction | None = None,
                            size: int | None = None, tbaa: str | None = None) -> bool:

@@ -36,6 +36,7 @@ from irgrad.ir.builder import IRBuilder
 
 if TYPE_CHECKING:
     from irgrad.ad.reverse.loops import CountedLoop, LoopCounters
+    from irgrad.analysis.memory_writes import MemoryWrites
 
 
 @dataclass
@@ -104,10 +105,27 @@ class LoopSnapshots:
         if tc is None or not loops.trip_count_usable(inner) or \
                 not all(_outside(v, outer_loop) for v in (tc.start, tc.bound)):
             return None
-        if gu.memory_writes.may_be_written_in(load.pointer, outer_loop.blocks,
-                                              tbaa=load.get_metadata("tbaa")):
+        if gu.memory_writes.may_be_written_in(
+                load.pointer, outer_loop.blocks, tbaa=load.get_metadata("tbaa"),
+                apart=lambda w: self._other_buffer(w, base, outer_loop)):
             return None
         return Snapshot(outer, inner, load, element, base, iv, step, extend)
+
+    def _other_buffer(self, write: ir.Instruction, base: ir.Value, outer_loop: Loop) -> bool:
+        """Does ``write`` store through the other buffer of a pair swapped by a loop
+        around ``outer_loop`` (``t = cur; cur = nxt; nxt = t;``: in any one iteration of
+        that loop the two are different allocations), while the load reads ``base``?"""
+        if not isinstance(write, ir.StoreInst):
+            return False
+        mine, other = _root_phi(base), _root_phi(write.pointer)
+        if mine is None or other is None or mine is other or mine.parent is None:
+            return False
+        assert self.loops.info is not None
+        swap_loop = self.loops.info.loop_for(mine.parent)
+        if swap_loop is None or swap_loop.header is not mine.parent or \
+                swap_loop is outer_loop or not swap_loop.contains(outer_loop):
+            return False
+        return _swapped(mine, other, self.gu.memory_writes)
 
     def _access(self, load: ir.LoadInst, inner: CountedLoop, outer_loop: Loop
                 ) -> tuple[ir.Type, ir.Value, InductionVariable, int, str | None] | None:
@@ -174,6 +192,33 @@ class LoopSnapshots:
         rev = gu.head_builder(entering)
         free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
         rev.call(free, [gu.lookup(buf, entering)])
+
+
+def _root_phi(ptr: ir.Value) -> ir.PHINode | None:
+    """The phi a pointer is based on through GEPs and pointer casts, if any."""
+    for _ in range(16):
+        if isinstance(ptr, ir.GetElementPtrInst):
+            ptr = ptr.pointer
+        elif isinstance(ptr, ir.CastInst) and ptr.opcode in ("bitcast", "addrspacecast"):
+            ptr = ptr.value
+        else:
+            break
+    return ptr if isinstance(ptr, ir.PHINode) else None
+
+
+def _swapped(a: ir.PHINode, b: ir.PHINode, writes: MemoryWrites) -> bool:
+    """``a = [x, entry], [b, latch]`` and ``b = [y, entry], [a, latch]`` in one header,
+    with ``x`` and ``y`` objects that cannot overlap: each iteration holds both, apart."""
+    if a.parent is not b.parent or a.num_incoming != 2 or b.num_incoming != 2:
+        return False
+    starts: list[ir.Value] = []
+    for phi, partner in ((a, b), (b, a)):
+        swaps = [bb for v, bb in phi.incoming if v is partner]
+        others = [(v, bb) for v, bb in phi.incoming if v is not partner]
+        if len(swaps) != 1 or len(others) != 1:
+            return False
+        starts.append(others[0][0])
+    return not writes.objects_may_overlap(starts[0], starts[1])
 
 
 def _outside(v: ir.Value, loop: Loop) -> bool:
