@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.reverse.loop_snapshots import LoopSnapshots, Snapshot
-from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES
+from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES, is_constant_division
 from irgrad.ad.reverse.recurrences import InvertibleRecurrences, Recurrence
 from irgrad.analysis.loops import Loop, LoopInfo
 from irgrad.analysis.trip_count import (
@@ -285,7 +285,7 @@ class LoopCounters:
             return True
         if isinstance(v, ir.PHINode):
             return self.recomputable_iv(v, block)
-        if depth > 4 or v.opcode not in RECOMPUTE_OPCODES:
+        if depth > 4 or (v.opcode not in RECOMPUTE_OPCODES and not is_constant_division(v)):
             return False
         return all(self._speculatable(op, depth + 1, block) for op in v.operands
                    if not isinstance(op, ir.BasicBlock))

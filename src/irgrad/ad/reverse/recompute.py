@@ -24,6 +24,18 @@ RECOMPUTE_INTRINSICS = frozenset(
 )  # fmt: skip
 
 
+def is_constant_division(v: ir.Value) -> bool:
+    """An integer division or remainder by a constant that cannot trap (not 0, and not -1
+    when signed: ``INT_MIN / -1`` overflows): ``i % 3``, ``j / 2``. Compilers turn it into
+    a multiply and shifts, so it is as cheap as arithmetic and safe anywhere."""
+    if not isinstance(v, ir.Instruction) or v.opcode not in ("udiv", "sdiv", "urem", "srem"):
+        return False
+    d = v.operands[1]
+    if not isinstance(d, ir.ConstantInt) or d.unsigned_value == 0:
+        return False
+    return v.opcode in ("udiv", "urem") or d.signed_value != -1
+
+
 def is_cheap_intrinsic(v: ir.Instruction) -> bool:
     if not isinstance(v, ir.CallInst):
         return False
@@ -33,4 +45,5 @@ def is_cheap_intrinsic(v: ir.Instruction) -> bool:
     return ".".join(fn.name.split(".")[:2]) in RECOMPUTE_INTRINSICS
 
 
-__all__ = ["RECOMPUTE_INTRINSICS", "RECOMPUTE_OPCODES", "is_cheap_intrinsic"]
+__all__ = ["RECOMPUTE_INTRINSICS", "RECOMPUTE_OPCODES", "is_cheap_intrinsic",
+           "is_constant_division"]

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.ad.reverse.recompute import is_constant_division
 from irgrad.analysis.trip_count import InductionVariable
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_with_operands
@@ -44,7 +45,6 @@ _PURE = frozenset([
     "sext", "icmp", "select", "freeze", "getelementptr", "ptrtoint", "fcmp", "fneg",
     "fadd", "fsub", "fmul", "sitofp", "uitofp", "fpext", "fptrunc",
 ])  # fmt: skip
-_DIVISIONS = frozenset(["udiv", "sdiv", "urem", "srem"])  # by a constant other than 0, -1
 _MAX_DEPTH = 8
 
 
@@ -175,11 +175,7 @@ class InvertibleRecurrences:
             if e.volatile or e.is_atomic or not self.dt.dominates(e.parent, cl.latch) or \
                     not gu.load_is_stable(gu.primal(e)):  # type: ignore[arg-type]
                 return False
-        elif e.opcode in _DIVISIONS:
-            d = e.operands[1]
-            if not isinstance(d, ir.ConstantInt) or d.unsigned_value == 0 or d.signed_value == -1:
-                return False
-        elif e.opcode not in _PURE:
+        elif e.opcode not in _PURE and not is_constant_division(e):
             return False
         return all(self._evaluable(op, cl, depth + 1) for op in e.operands
                    if not isinstance(op, ir.BasicBlock))

@@ -43,7 +43,11 @@ from irgrad.ad.core.tape_runtime import (
     tape_push_function,
     tape_release_function,
 )
-from irgrad.ad.reverse.recompute import RECOMPUTE_OPCODES, is_cheap_intrinsic
+from irgrad.ad.reverse.recompute import (
+    RECOMPUTE_OPCODES,
+    is_cheap_intrinsic,
+    is_constant_division,
+)
 from irgrad.ad.reverse.store_forwarding import find_forwarded
 from irgrad.analysis.layout import abi_align, alloc_size
 from irgrad.ir.builder import IRBuilder
@@ -398,7 +402,7 @@ class LookupPlanner:
     def _recomputable(self, v: ir.Value) -> bool:
         if not isinstance(v, ir.Instruction):
             return False
-        if v.opcode in RECOMPUTE_OPCODES or is_cheap_intrinsic(v):
+        if v.opcode in RECOMPUTE_OPCODES or is_cheap_intrinsic(v) or is_constant_division(v):
             return True
         if isinstance(v, ir.LoadInst) and not v.volatile and not v.is_atomic:
             return self.gu.load_is_stable(v)
