@@ -315,6 +315,10 @@ class GradientUtils:
             if got is None:
                 # or will be looked up there (it computes with v): one slot for both
                 used = next((b for b in later if self._computes_with(v, b)), None)
+                if used is None and later and self.loops.loop_of(orig_block) is None:
+                    # outside loops each block runs at most once per call: every lookup
+                    # shares the slot of the last block that post-dominates them
+                    used = later[-1]
                 if used is not None:
                     got = self.lookup(v, used)
                 else:
