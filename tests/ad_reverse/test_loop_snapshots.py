@@ -19,9 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from explain_lines import marked_loads, report_of
 from reverse_dot_product import check_program
-
-import irgrad
 
 HEADER = """
 #include <stdlib.h>
@@ -165,16 +164,9 @@ def test_dot_product(name: str, level: int) -> None:
 @pytest.mark.parametrize("level", [1, 2, 3])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_report_vector_loads(tmp_path: Any, name: str, level: int) -> None:
-    src = tmp_path / "prog.c"
-    src.write_text(source_of(name))
-    text = "\n".join(r for r in irgrad.explain_ad(src, opt_level=level) if " of f " in r)
-    line = next(k for k, ln in enumerate(source_of(name).splitlines(), 1) if "READ" in ln)
-    where = f"prog.c:{line}:"
-    cached, _, recomputed = text.partition("recomputed in the reverse pass")
-    taped = [ln for ln in cached.splitlines() if where in ln and "load double" in ln]
-    lines = recomputed.splitlines()
-    copied = [ln for k, ln in enumerate(lines) if where in ln and "load double" in ln
-              and k + 1 < len(lines) and "copy of the range" in lines[k + 1]]
+    text = report_of(tmp_path, source_of(name), level, "f")
+    taped, rest = marked_loads(text, source_of(name), "READ")
+    copied = [ln for ln, why in rest if "copy of the range" in why]
     if PROGRAMS[name][1]:
         assert copied and not taped, text
     else:

@@ -16,9 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from explain_lines import marked_loads, report_of
 from reverse_dot_product import check_program
-
-import irgrad
 
 HEADER = """
 #include <stdlib.h>
@@ -102,15 +101,8 @@ def test_dot_product(name: str, level: int) -> None:
 @pytest.mark.parametrize("level", [1, 2, 3])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_report_coefficients(tmp_path: Any, name: str, level: int) -> None:
-    src = tmp_path / "prog.c"
-    src.write_text(source_of(name))
-    text = "\n".join(r for r in irgrad.explain_ad(src, opt_level=level)
-                     if " of sweep_all " in r or " of smooth " in r)
-    line = next(k for k, ln in enumerate(source_of(name).splitlines(), 1) if "COEF" in ln)
-    where = f"prog.c:{line}:"
-    cached, _, recomputed = text.partition("recomputed in the reverse pass")
-    taped = [ln for ln in cached.splitlines() if where in ln and "load double" in ln]
-    reread = [ln for ln in recomputed.splitlines() if where in ln and "load double" in ln]
+    text = report_of(tmp_path, source_of(name), level, "sweep_all", "smooth")
+    taped, reread = marked_loads(text, source_of(name), "COEF")
     if PROGRAMS[name][1]:
         assert reread and not taped, text
     else:

@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from explain_lines import marked_loads, report_of
 from reverse_dot_product import check_program
-
-import irgrad
 
 HEADER = """
 #include <math.h>
@@ -125,19 +124,11 @@ def test_dot_product(name: str, level: int) -> None:
 @pytest.mark.parametrize("level", [1, 2, 3])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_report_index_loads(tmp_path: Any, name: str, level: int) -> None:
-    src = tmp_path / "mesh.c"
-    src.write_text(source_of(name))
-    reports = [r for r in irgrad.explain_ad(src, opt_level=level) if " of run " in r]
-    assert len(reports) == 1, reports
-    cached, _, recomputed = reports[0].partition("recomputed in the reverse pass")
-    index = f"mesh.c:{_line_of(name, 'm->x[m->elem_nodes[4 * k + a]]')}:"
-    taped = [ln for ln in cached.splitlines() if index in ln and "load i32" in ln]
-    reread = [ln for ln in recomputed.splitlines() if index in ln and "load i32" in ln]
+    text = report_of(tmp_path, source_of(name), level, "run")
+    assert text.count(" of run (") == 1, text
+    taped, reread = marked_loads(text, source_of(name), "m->x[m->elem_nodes[4 * k + a]]",
+                                 kind="load i32")
     if PROGRAMS[name][1]:
-        assert reread and not taped, reports[0]
+        assert reread and not taped, text
     else:
-        assert taped and not reread, reports[0]
-
-
-def _line_of(name: str, text: str) -> int:
-    return next(k for k, ln in enumerate(source_of(name).splitlines(), 1) if text in ln)
+        assert taped and not reread, text
