@@ -186,8 +186,9 @@ class LoopSnapshots:
         elif snap.extend == "zext":
             start = b.zext(start, ir.i64)
         first = b.gep(snap.element, gu.primal(snap.base), [start])
-        memcpy = gu.libc("memcpy", ir.FunctionType(ir.ptr, [ir.ptr, ir.ptr, ir.i64]))
-        b.call(memcpy, [buf, first, nbytes])
+        # the intrinsic, not libc's memcpy: a derivative differentiated again (a Hessian
+        # by forward over reverse) copies the tangents with it
+        b.memcpy(buf, first, nbytes)
         snap.buffer = buf
         rev = gu.head_builder(entering)
         free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
