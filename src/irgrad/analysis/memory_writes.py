@@ -193,15 +193,20 @@ def _written_objects(inst: ir.Instruction) -> frozenset[ir.Value] | None:
             else None)
     else:
         return None
-    if pointer is None:
-        return None
-    objects = underlying_objects(pointer)
-    if not objects or any(isinstance(o, ir.PHINode | ir.SelectInst) for o in objects):
+    objects = _object_set(pointer) if pointer is not None else None
+    if objects is None:
         return None
     if freeing and any(isinstance(o, ir.LoadInst | ir.CallBase) and not is_allocated_object(o)
                        for o in objects):
         return None  # a pointer read from memory may be any allocation's
-    return frozenset(objects)
+    return objects
+
+
+def _object_set(pointer: ir.Value) -> frozenset[ir.Value] | None:
+    """Every object ``pointer`` may be based on (through phis and selects), or None when
+    none is found (a cycle of phis)."""
+    objects = underlying_objects(pointer)
+    return frozenset(objects) if objects else None
 
 
 def _objects_may_alias(w: ir.Value, base: ir.Value, uncaptured: dict[ir.Value, bool]) -> bool:
@@ -317,14 +322,13 @@ class MemoryWrites:
         into, at any offset (``apart``: writes the caller knows touch other memory)."""
         inside = [(i, w) for i, w in self.writes if i.parent in blocks
                   and not (apart is not None and apart(i))]
-        return self._aliasing(pointer, inside, None, None, tbaa)
+        return self._aliasing(pointer, inside, None, tbaa)
 
     def objects_may_overlap(self, a: ir.Value, b: ir.Value) -> bool:
         """May pointers ``a`` and ``b`` of the function reach the same memory (through
         every base each may have)?"""
-        oa, ob = underlying_objects(a), underlying_objects(b)
-        if not oa or not ob or any(isinstance(o, ir.PHINode | ir.SelectInst)
-                                   for o in (*oa, *ob)):
+        oa, ob = _object_set(a), _object_set(b)
+        if oa is None or ob is None:
             return True
         return any(_objects_may_alias(x, y, self._uncaptured) for x in oa for y in ob)
 
@@ -337,20 +341,18 @@ class MemoryWrites:
         reading load's tag, does not: strict aliasing, as LLVM's own passes assume)."""
         writes = self.writes if after is None else [
             (i, w) for i, w in self.writes if self._may_follow(i, after)]
-        return self._aliasing(pointer, writes, size, after, tbaa)
+        return self._aliasing(pointer, writes, size, tbaa)
 
     def _aliasing(self, pointer: ir.Value, writes: list[tuple[ir.Instruction, Written]],
-                  size: int | None, after: ir.Instruction | None, tbaa: str | None) -> bool:
+                  size: int | None, tbaa: str | None) -> bool:
+        """Whether one of ``writes`` may touch the memory ``pointer`` points to (see
+        :meth:`may_be_overwritten` for ``size`` and ``tbaa``)."""
         base = underlying_object(pointer)
         at = strided_address(pointer) if size is not None else None
         if tbaa is not None:
             writes = [(i, w) for i, w in writes if self._type_may_alias(i, tbaa)]
-        bases: frozenset[ir.Value] | None = frozenset([base]) if base is not None else None
-        if base is None:  # a phi or select of pointers: each base it may have
-            objects = underlying_objects(pointer)
-            if objects and not any(isinstance(o, ir.PHINode | ir.SelectInst)
-                                   for o in objects):
-                bases = frozenset(objects)
+        # a phi or select of pointers: each base it may have
+        bases = frozenset([base]) if base is not None else _object_set(pointer)
         if bases is None:
             return bool(writes)
         for inst, w in writes:

@@ -142,20 +142,31 @@ def _first_located(block: ir.BasicBlock, default: ir.Instruction | None
     return next((i for i in block.instructions if i.debug_loc is not None), default)
 
 
-def _loop_notes(gu: GradientUtils, loop: Loop | None) -> tuple[LoopNote, ...]:
+def _loop_notes(gu: GradientUtils, loop: Loop | None,
+                memo: dict[Loop, LoopNote]) -> tuple[LoopNote, ...]:
+    """The loops around a block, innermost first (``memo``: the notes made so far)."""
     notes: list[LoopNote] = []
     while loop is not None:
-        start = next((loop_start_location(gu.module, t.get_metadata("llvm.loop"))
-                      for t in (latch.terminator for latch in loop.latches)
-                      if t is not None and t.get_metadata("llvm.loop")), None)
-        insts = loop.header.instructions
-        head = _first_located(loop.header, insts[0] if insts else None)
-        where = str(start) if start is not None else (
-            str(source_location_of(head, gu.module)) if head is not None else "?")
-        tc = compute_trip_count(loop)
-        notes.append(LoopNote(where, tc.constant() if tc is not None else None))
+        note = memo.get(loop)
+        if note is None:
+            tc = compute_trip_count(loop)
+            note = memo[loop] = LoopNote(_loop_name(gu, loop),
+                                         tc.constant() if tc is not None else None)
+        notes.append(note)
         loop = loop.parent
     return tuple(notes)
+
+
+def _loop_name(gu: GradientUtils, loop: Loop) -> str:
+    """The loop statement's location (``!llvm.loop``), else its header's first line."""
+    for latch in loop.latches:
+        loop_id = latch.terminator.get_metadata("llvm.loop") if latch.terminator else None
+        start = loop_start_location(gu.module, loop_id)
+        if start is not None:
+            return str(start)
+    insts = loop.header.instructions
+    head = _first_located(loop.header, insts[0] if insts else None)
+    return str(source_location_of(head, gu.module)) if head is not None else "?"
 
 
 def _why(gu: GradientUtils, v: ir.Value, kind: str) -> str:
@@ -185,20 +196,19 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
     if tape is not None:
         report.heap_tape = not tape.starts_on_stack
         report.on_caller_stack = tape.on_caller_stack
+        loop_notes: dict[Loop, LoopNote] = {}
         for orig_block, frame in tape.frames.items():
-            notes = _loop_notes(gu, gu.loops.loop_of(orig_block))
+            notes = _loop_notes(gu, gu.loops.loop_of(orig_block), loop_notes)
             for v in frame.values:
                 where, text = _where(gu, v)
                 report.cached.append(CachedValue(str(where), text, alloc_size(v.type), notes))
     found: dict[tuple[SourceLocation, str], str] = {}  # (where, text) -> why, first kind wins
     planner = gu.planner
-    for kind, keys in (("recomputed", planner.recomputed_keys()),
-                       ("forwarded", planner.forwarded_keys()),
-                       ("iv", planner.iv_keys()),
-                       ("recurrence", planner.recurrence_keys()),
-                       ("snapshot", planner.snapshot_keys())):
-        for _, v in keys:
-            found.setdefault(_where(gu, v), _why(gu, v, kind))
+    decided = [*((key, "recomputed") for key in planner.recomputed_keys()),
+               *((key, "forwarded") for key in planner.forwarded_keys()),
+               *planner.loop_kept_keys()]
+    for (_, v), kind in decided:
+        found.setdefault(_where(gu, v), _why(gu, v, kind))
     for (where, text), why in sorted(found.items(), key=lambda item: (
             item[0][0].filename, item[0][0].line, item[0][0].column, item[0][1])):
         report.recomputed.append(RecomputedValue(str(where), text, why))

@@ -103,7 +103,7 @@ class LoopSnapshots:
         element, base, iv, step, extend = access
         tc = inner_loop.trip_count()
         if tc is None or not loops.trip_count_usable(inner) or \
-                not all(_outside(v, outer_loop) for v in (tc.start, tc.bound)):
+                not all(outer_loop.is_invariant(v) for v in (tc.start, tc.bound)):
             return None
         if gu.memory_writes.may_be_written_in(
                 load.pointer, outer_loop.blocks, tbaa=load.get_metadata("tbaa"),
@@ -132,7 +132,7 @@ class LoopSnapshots:
         """``load`` as ``base[ext(iv)]`` (see the module docstring), or None."""
         gep = load.pointer
         if not isinstance(gep, ir.GetElementPtrInst) or len(gep.indices) != 1 or \
-                isinstance(gep.type, ir.VectorType) or not _outside(gep.pointer, outer_loop):
+                isinstance(gep.type, ir.VectorType) or not outer_loop.is_invariant(gep.pointer):
             return None
         idx = gep.indices[0]
         extend: str | None = None
@@ -141,7 +141,7 @@ class LoopSnapshots:
             idx = idx.value
         iv = inner.ivs.get(idx)
         if not isinstance(iv, InductionVariable) or not isinstance(iv.step, int) or \
-                iv.step <= 0 or not _outside(iv.start, outer_loop):
+                iv.step <= 0 or not outer_loop.is_invariant(iv.start):
             return None
         if extend is not None and ("nsw" if extend == "sext" else "nuw") not in iv.increment.flags:
             return None  # the narrow counter could wrap: its extension would not be affine
@@ -220,12 +220,6 @@ def _swapped(a: ir.PHINode, b: ir.PHINode, writes: MemoryWrites) -> bool:
             return False
         starts.append(others[0][0])
     return not writes.objects_may_overlap(starts[0], starts[1])
-
-
-def _outside(v: ir.Value, loop: Loop) -> bool:
-    """Defined outside ``loop`` (so the same in all its iterations)."""
-    return not isinstance(v, ir.Instruction) or (v.parent is not None
-                                                 and not loop.contains(v.parent))
 
 
 def _only_latch_exits(loop: Loop, latch: ir.BasicBlock) -> bool:

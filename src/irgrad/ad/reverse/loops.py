@@ -211,7 +211,7 @@ class LoopCounters:
             if x is None:
                 break
             if home not in self.gu.dom.get(x, ()) and not self._speculatable(v, 0, x):
-                v = self._exit_phi(x, v, home)
+                v = self.exit_value(x, v, home)
                 home = x
             block = x
             loop = self.info.loop_for(x)
@@ -290,8 +290,8 @@ class LoopCounters:
         return all(self._speculatable(op, depth + 1, block) for op in v.operands
                    if not isinstance(op, ir.BasicBlock))
 
-    def _exit_phi(self, x: ir.BasicBlock, v: ir.Instruction, home: ir.BasicBlock
-                  ) -> ir.Value:
+    def exit_value(self, x: ir.BasicBlock, v: ir.Instruction, home: ir.BasicBlock
+                   ) -> ir.Value:
         """``v`` at exit block ``x``: ``v`` on every edge from a block ``v``'s block
         ``home`` dominates, poison on the others. One phi serves every loop that leaves
         through ``x`` (several loops may share an exit: a vectorized loop, its remainder

@@ -78,12 +78,15 @@ class InvertibleRecurrences:
         orig = gu.orig_of_new.get(v)
         if not isinstance(orig, ir.PHINode) or v is not gu.primal(orig):
             return None
-        if orig not in self._found:
-            self._found[orig] = self._analyze(orig)
-        rec = self._found[orig]
+        rec = self._recurrence_of(orig)
         if rec is None or not rec.cl.loop.contains(orig_block):
             return None
         return rec
+
+    def _recurrence_of(self, phi: ir.PHINode) -> Recurrence | None:
+        if phi not in self._found:
+            self._found[phi] = self._analyze(phi)
+        return self._found[phi]
 
     def _analyze(self, phi: ir.PHINode) -> Recurrence | None:
         cl = self.loops.by_header.get(phi.parent) if phi.parent is not None else None
@@ -194,17 +197,11 @@ class InvertibleRecurrences:
         gu = self.gu
         rec.slot = gu.entry_builder().alloca(rec.phi.type, name=gu.fresh("rec"))
         new_phi = gu.primal(rec.phi)
+        assert isinstance(new_phi, ir.Instruction)
         loop = rec.cl.loop
         for x in rec.cl.exit_phis:  # the reachable exits
-            phi = ir.PHINode(rec.phi.type, name=gu.fresh((rec.phi.name or "rec") + ".exit"))
-            for p in x.predecessors():
-                if p not in gu.reachable:
-                    continue
-                val = new_phi if p in loop.blocks else ir.PoisonValue(rec.phi.type)
-                for _ in range(sum(1 for op in p.terminator.operands if op is x)):  # type: ignore[union-attr]
-                    phi.add_incoming(val, gu.forward_block(p))
-            gu.forward_block(x).insert(0, phi)
-            rec.exit_values[x] = phi
+            # the value of the last header execution (the phi from the loop's blocks)
+            rec.exit_values[x] = self.loops.exit_value(x, new_phi, loop.header)
             done = self._exits.get(x)
             if done is not None:  # rev.X already continues into the loop
                 self._store_exit(rec, x, _before_terminator(done))
@@ -228,7 +225,7 @@ class InvertibleRecurrences:
         load of iteration ``k``'s data must not run for an iteration that never was);
         ``b`` continues after it."""
         loop = cl.loop
-        if not any(self._candidate(p) for p in loop.header.phis()):
+        if not any(self._recurrence_of(p) is not None for p in loop.header.phis()):
             return
         gu = self.gu
         step = gu.new.append_basic_block(gu.fresh("rev.recurrences"))
@@ -241,11 +238,6 @@ class InvertibleRecurrences:
         for rec in self._found.values():
             if rec is not None and rec.slot is not None and rec.cl is cl:
                 self._step_back(rec, k, _before_terminator(step))
-
-    def _candidate(self, phi: ir.PHINode) -> bool:
-        if phi not in self._found:
-            self._found[phi] = self._analyze(phi)
-        return self._found[phi] is not None
 
     def _store_exit(self, rec: Recurrence, x: ir.BasicBlock, b: IRBuilder) -> None:
         assert rec.slot is not None

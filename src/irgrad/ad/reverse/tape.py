@@ -289,9 +289,9 @@ class LookupPlanner:
         self._plan_memo: dict[tuple[ir.BasicBlock, ir.Value], frozenset[ir.Value]] = {}
         self._recompute: set[tuple[ir.BasicBlock, ir.Value]] = set()
         self._forward: set[tuple[ir.BasicBlock, ir.Value]] = set()
-        self._iv: set[tuple[ir.BasicBlock, ir.Value]] = set()
-        self._recurrence: set[tuple[ir.BasicBlock, ir.Value]] = set()
-        self._snapshot: set[tuple[ir.BasicBlock, ir.Value]] = set()
+        # values the loops give back without a slot per iteration: "iv" (recomputed from
+        # the reverse counter), "recurrence" (undone), "snapshot" (read from a copy)
+        self._by_loop: dict[tuple[ir.BasicBlock, ir.Value], str] = {}
         self._forwarded: dict[ir.Value, Forwarded | None] = {}
         # values already on the tape for a reverse block: a recompute that needs only
         # those (and at most one new slot) costs no more tape than caching the value
@@ -319,10 +319,10 @@ class LookupPlanner:
         result: frozenset[ir.Value] = frozenset([v])
         if self.gu.loops.recomputable_iv(v, rev_block):
             result = frozenset()
-            self._iv.add(key)
+            self._by_loop[key] = "iv"
         elif self.gu.loops.recurrence(v, rev_block) is not None:
             result = frozenset()
-            self._recurrence.add(key)
+            self._by_loop[key] = "recurrence"
         elif (fw := self.forwarded(v)) is not None:
             leaves = frozenset()
             for leaf in (fw.at, *fw.leaves):
@@ -332,7 +332,7 @@ class LookupPlanner:
                 self._forward.add(key)
         elif self.gu.loops.snapshot(v, rev_block) is not None:
             result = frozenset()
-            self._snapshot.add(key)
+            self._by_loop[key] = "snapshot"
         elif depth < 12 and self._recomputable(v):
             leaves: frozenset[ir.Value] = frozenset()
             for op in self._recompute_operands(v):
@@ -385,14 +385,9 @@ class LookupPlanner:
     def forwarded_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
         return list(self._forward)
 
-    def iv_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
-        return list(self._iv)
-
-    def recurrence_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
-        return list(self._recurrence)
-
-    def snapshot_keys(self) -> list[tuple[ir.BasicBlock, ir.Value]]:
-        return list(self._snapshot)
+    def loop_kept_keys(self) -> list[tuple[tuple[ir.BasicBlock, ir.Value], str]]:
+        """(key, kind) of the values the loops give back: "iv", "recurrence", "snapshot"."""
+        return list(self._by_loop.items())
 
     @staticmethod
     def _recompute_operands(v: ir.Value) -> list[ir.Value]:
