@@ -37,6 +37,7 @@ from irgrad.ad.api.virtual import lower_virtual_reverse
 from irgrad.ad.core.config import DerivativeMode, FnConfig
 from irgrad.ad.core.context import ContextHooks, DerivativeContext
 from irgrad.ad.core.defined_lanes import define_undefined_lanes
+from irgrad.ad.core.derived_attributes import stamp_target_attributes
 from irgrad.ad.core.invoke import lower_invoke
 from irgrad.ad.core.known_asm import replace_known_asm
 from irgrad.ad.core.shadow_globals import set_roots, zero_shadows_before
@@ -206,6 +207,7 @@ def lower_enzyme_calls(module: ir.Module,
     for f in list(module.functions):  # helpers declared on the way and never called
         if f.is_declaration and not f.uses and f.name not in before:
             module.remove_function(f)
+    stamp_target_attributes(module, before)
     return module
 
 
@@ -226,6 +228,7 @@ def differentiated_functions(calls: Iterable[ir.CallBase]) -> list[ir.Function] 
 def lower_calls_in_order(module: ir.Module, calls: Sequence[ir.CallBase]) -> None:
     """Lower the given calls (tests use it to lower one call at a time)."""
     check_hints(module)
+    before = {f.name for f in module.functions}
     ctx = new_context(module)
     roots = differentiated_functions(calls)
     if roots is not None:
@@ -237,3 +240,4 @@ def lower_calls_in_order(module: ir.Module, calls: Sequence[ir.CallBase]) -> Non
             lower_call(ctx, call, kind)
     remove_markers(module)
     resolve_hints(module)
+    stamp_target_attributes(module, before)

@@ -36,6 +36,7 @@ from irgrad.ad.core.config import DerivativeMode, FnConfig
 from irgrad.ad.core.custom_derivatives import CustomDerivatives
 from irgrad.ad.core.custom_wrappers import synthesize_custom
 from irgrad.ad.core.deferred_frees import without_deferred_frees
+from irgrad.ad.core.derived_attributes import inherit_attributes
 from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
 from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
 from irgrad.ad.core.tape_runtime import without_tape_cache
@@ -99,7 +100,9 @@ class DerivativeContext:
         return ta.function_types(fn, like=self.originals.get(fn))
 
     def register(self, config: FnConfig, fn: Function) -> None:
-        """Record ``fn`` as the derivative for ``config`` before its body exists."""
+        """Record ``fn`` as the derivative for ``config`` before its body exists, compiled
+        the way the function it derives from is (:mod:`irgrad.ad.core.derived_attributes`)."""
+        inherit_attributes(fn, config.function)
         self.cache[config] = fn
         self.created.append(fn)
         self.configs[fn] = config

@@ -59,8 +59,7 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
     fn_type = ir.FunctionType(return_type_of(config), params)
     new = ir.Function(_name(ctx, config), fn_type, linkage="internal", arg_names=names)
     ctx.module.add_function(new, ctx.module.functions.index(fn) + 1)
-    ctx.register(config, new)
-    new.fn_attrs = [a for a in fn.attribute_texts() if _keep_attr(a)]
+    ctx.register(config, new)  # with fn's function attributes (derived_attributes)
     value_map: dict[ir.Value, ir.Value] = {}
     tangents: dict[ir.Value, Tangent] = {}
     k = 0
@@ -122,10 +121,3 @@ def _hoist_entry_allocas(entry: ir.BasicBlock, first: ir.BasicBlock) -> None:
             inst.insert_before(term)
 
 
-_DROP_ATTRS = ("noinline", "optnone", "alwaysinline", "returns_twice", "naked", "memory(",
-               "readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
-               "willreturn", "nosync", "nofree", "norecurse", "speculatable")
-
-
-def _keep_attr(attr: str) -> bool:
-    return not attr.startswith(_DROP_ATTRS)
