@@ -96,4 +96,70 @@ def may_overlap(a: StridedAddress, size_a: int, b: StridedAddress, size_b: int) 
     return r < size_a or r > g - size_b
 
 
-__all__ = ["StridedAddress", "may_overlap", "strided_address"]
+@dataclass(frozen=True)
+class AffineAddress:
+    """``base + sum(coeff * v) + offset`` bytes, ``v`` integer SSA values (the leaves of
+    the index arithmetic: induction variables, arguments, loaded values...). Two
+    addresses with the same base and terms differ by the difference of their offsets."""
+
+    base: ir.Value
+    terms: frozenset[tuple[ir.Value, int]]
+    offset: int
+
+    def coefficient(self, v: ir.Value) -> int:
+        return sum(c for t, c in self.terms if t is v)
+
+
+def _affine_index(idx: ir.Value, scale: int, terms: dict[ir.Value, int], depth: int) -> int:
+    """Add ``scale * idx`` to ``terms``; return its constant part. Additions, subtractions,
+    products and shifts by constants and integer extensions are looked through (wrapping
+    aside: the order this serves is a matter of speed, never of results)."""
+    if isinstance(idx, ir.ConstantInt):
+        return idx.signed_value * scale
+    if depth < _MAX_CHAIN and isinstance(idx, ir.BinaryOperator):
+        a, c = idx.operands
+        if idx.opcode in ("add", "sub"):
+            sign = 1 if idx.opcode == "add" else -1
+            return (_affine_index(a, scale, terms, depth + 1)
+                    + _affine_index(c, sign * scale, terms, depth + 1))
+        if isinstance(c, ir.ConstantInt) and idx.opcode == "mul":
+            return _affine_index(a, scale * c.signed_value, terms, depth + 1)
+        if isinstance(c, ir.ConstantInt) and idx.opcode == "shl" and 0 <= c.value < 63:
+            return _affine_index(a, scale << c.value, terms, depth + 1)
+    if depth < _MAX_CHAIN and isinstance(idx, ir.CastInst) and idx.opcode in ("sext", "zext"):
+        return _affine_index(idx.value, scale, terms, depth + 1)
+    terms[idx] = terms.get(idx, 0) + scale
+    return 0
+
+
+def affine_address(ptr: ir.Value) -> AffineAddress | None:
+    """``ptr`` as an :class:`AffineAddress` through GEPs and pointer casts, or None (a
+    vector-element GEP, a chain too long)."""
+    terms: dict[ir.Value, int] = {}
+    offset = 0
+    v = ptr
+    for _ in range(_MAX_CHAIN):
+        if isinstance(v, ir.CastInst) and v.opcode in ("bitcast", "addrspacecast"):
+            v = v.value
+            continue
+        if not isinstance(v, ir.GetElementPtrInst):
+            return AffineAddress(v, frozenset((t, c) for t, c in terms.items() if c), offset)
+        ty: ir.Type = v.source_type
+        for n, idx in enumerate(v.indices):
+            if n > 0 and ty.is_struct:
+                if not isinstance(idx, ir.ConstantInt):
+                    return None
+                offset += struct_offsets(ty)[idx.value]  # type: ignore[arg-type]
+                ty = ty.elements[idx.value]  # type: ignore[attr-defined]
+                continue
+            if n > 0:
+                if not isinstance(ty, ir.ArrayType):
+                    return None
+                ty = ty.element
+            offset += _affine_index(idx, alloc_size(ty), terms, 0)
+        v = v.pointer
+    return None
+
+
+__all__ = ["AffineAddress", "StridedAddress", "affine_address", "may_overlap",
+           "strided_address"]

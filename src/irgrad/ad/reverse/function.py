@@ -29,6 +29,7 @@ from irgrad.ad.core.internal_shadows import (
     release_internal_shadow,
 )
 from irgrad.ad.core.signatures import reverse_signature
+from irgrad.ad.reverse.accumulation_order import accumulation_order, reverse_is_local
 from irgrad.ad.reverse.branches import BranchIndex, branch_index
 from irgrad.ad.reverse.call_sites import prepare_calls
 from irgrad.ad.reverse.calls import forward_call, reverse_call
@@ -295,12 +296,29 @@ def _reverse_pass(gu: GradientUtils, differeturn: ir.Value | None) -> None:
             rv = term.operands[0] if term.operands else None
             if rv is not None and gu.is_varied(rv):
                 gu.add_to_diffe(rv, differeturn, b)
-        for inst in reversed(bb.instructions):
-            if inst.is_terminator or isinstance(inst, ir.PHINode):
-                continue
-            _reverse_instruction(gu, inst, b)
+        _reverse_body(gu, bb, b)
         _reverse_terminator(gu, bb, b, pred_lists[bb], pred_phis.get(bb), final)
     _emit_return(gu, final)
+
+
+def _reverse_body(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder) -> None:
+    """The reverse of ``bb``'s instructions, last to first; the loads of a stretch whose
+    other reverses leave shadow memory alone accumulate together, in the order of
+    :mod:`irgrad.ad.reverse.accumulation_order`."""
+    loads: list[ir.LoadInst] = []
+    for inst in reversed(bb.instructions):
+        if inst.is_terminator or isinstance(inst, ir.PHINode):
+            continue
+        if isinstance(inst, ir.LoadInst):
+            loads.append(inst)
+            continue
+        if loads and not reverse_is_local(inst):
+            for load in accumulation_order(gu, bb, loads):
+                reverse_load(gu, load, b)
+            loads = []
+        _reverse_instruction(gu, inst, b)
+    for load in accumulation_order(gu, bb, loads):
+        reverse_load(gu, load, b)
 
 
 def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) -> None:
