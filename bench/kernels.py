@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from irgrad.frontends import host_flags
 from irgrad.frontends.c import compile_c
 from irgrad.llvm.jit import JITModule
 from irgrad.pipeline import PipelineOptions, run_pipeline
@@ -139,7 +140,8 @@ def build(name: str, ad_first: bool, reports: list[Any] | None = None) -> JITMod
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / f"{name}.c"
         src.write_text(HEADER + KERNELS[name] + WRAPPER + ("" if ad_first else FORWARD_WRAPPERS))
-        bc = compile_c(src, opt_level=0 if ad_first else 2)
+        # in-process, like irgrad.compile: primal and derivatives for this machine
+        bc = compile_c(src, opt_level=0 if ad_first else 2, flags=host_flags("c", []))
     opts = PipelineOptions(opt_level=2, pre_ad=not ad_first,
                            explain_sink=None if reports is None else reports.append)
     return JITModule(run_pipeline(bc, filename=name, options=opts), filename=name)

@@ -54,6 +54,22 @@ def detect_language(path: str | Path) -> str | None:
     return _SUFFIXES.get(suffix) or _SUFFIXES.get(suffix.lower())
 
 
+_TARGET_FLAGS = ("-march=", "-mcpu=", "-mtune=", "--target=", "-target", "--target")
+
+
+def host_flags(language: str, flags: Sequence[str]) -> list[str]:
+    """The front end's flags that compile for the machine this process runs on
+    (``-march=native``; rustc: ``-C target-cpu=native``), unless ``flags`` name a target
+    already. For code built and loaded in this process (the Python API's libraries): its
+    primal and its derivatives use the host's instructions alike."""
+    if language == "rust":
+        named = any("target-cpu" in f for f in flags)
+        return [] if named else ["-C", "target-cpu=native"]
+    if language in ("c", "c++", "fortran"):
+        return [] if any(f.startswith(_TARGET_FLAGS) for f in flags) else ["-march=native"]
+    return []
+
+
 def compile_source(
     source: str | Path,
     *,
@@ -61,8 +77,10 @@ def compile_source(
     opt_level: int = 2,
     flags: Sequence[str] = (),
     for_ad: bool = True,
+    host: bool = False,
 ) -> llvm.ModuleRef:
-    """One source file as a verified llvmlite module."""
+    """One source file as a verified llvmlite module (``host``: compiled for this
+    machine, :func:`host_flags`)."""
     lang = language or detect_language(source)
     if lang is None:
         raise UsageError(
@@ -76,6 +94,8 @@ def compile_source(
     if not Path(source).is_file():
         raise UsageError(f"no such file: '{source}'", SourceLocation(str(source)))
     name = str(source)
+    if host:
+        flags = [*flags, *host_flags(lang, flags)]
     if lang in ("c", "c++"):
         data = compile_c(
             source, cplusplus=lang == "c++", opt_level=opt_level, flags=flags, for_ad=for_ad
@@ -114,15 +134,18 @@ def compile_to_ir(
     opt_level: int = 2,
     flags: Sequence[str] = (),
     for_ad: bool = True,
+    host: bool = False,
 ) -> str:
     """LLVM 22 IR text of one module made from all ``sources`` (linked together)."""
     if isinstance(sources, str | Path):
         sources = [sources]
     modules = [
-        compile_source(s, language=language, opt_level=opt_level, flags=flags, for_ad=for_ad)
+        compile_source(s, language=language, opt_level=opt_level, flags=flags, for_ad=for_ad,
+                       host=host)
         for s in sources
     ]
     return str(link_modules(modules))
 
 
-__all__ = ["LANGUAGES", "compile_source", "compile_to_ir", "detect_language", "link_modules"]
+__all__ = ["LANGUAGES", "compile_source", "compile_to_ir", "detect_language", "host_flags",
+           "link_modules"]

@@ -9,7 +9,10 @@ A library is reused only when everything that decides its code is unchanged:
 * the **compiler** (the front end executable's path, size and modification time) and the
   version of llvmlite (the LLVM that optimizes and emits the code);
 * **irgrad** itself: its version and the size and modification time of every module
-  (code changed in development is never reused).
+  (code changed in development is never reused);
+* the **host CPU** (name and features): libraries are compiled for the machine that
+  loads them (``-march=native``), so a cache shared between machines keeps one entry
+  per kind of machine.
 
 Lookup is two steps, like ccache's direct mode. The *source key* (everything but the
 dependency contents) names a **manifest** listing the dependency files; their current
@@ -71,6 +74,15 @@ def _max_bytes() -> int:
 
 
 @functools.cache
+def host_identity() -> str:
+    """The CPU this process runs on (name and features): libraries are compiled for it,
+    so a cache directory shared between machines never hands one another's code."""
+    import llvmlite.binding as llvm
+
+    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()}"
+
+
+@functools.cache
 def toolchain_identity() -> str:
     """The front ends (path, size, mtime of clang-22, clang++-22, flang-22, rustc) and
     llvmlite's LLVM library (found without importing llvmlite); a missing tool is named
@@ -94,7 +106,7 @@ def source_key(sources: Sequence[tuple[str, bytes]], language: str, opt_level: i
                flags: Sequence[str]) -> str:
     """Everything that decides a library except the contents of its dependencies."""
     parts: list[str | bytes] = [
-        _FORMAT, irgrad_fingerprint(), toolchain_identity(),
+        _FORMAT, irgrad_fingerprint(), toolchain_identity(), host_identity(),
         json.dumps([language, opt_level, list(flags)]),
     ]
     for name, data in sources:
@@ -200,6 +212,7 @@ __all__ = [
     "Workspace",
     "default_cache_dir",
     "hash_files",
+    "host_identity",
     "source_key",
     "toolchain_identity",
 ]

@@ -40,7 +40,7 @@ def explain_ad(source: str | Path, *, language: str | None = None, opt_level: in
         extra = [] if lang in ("ir", "ll") or path.suffix in (".ll", ".bc", ".rs") else [
             LINE_TABLES]
         module = compile_source(path, language=lang, opt_level=opt_level,
-                                flags=[*flags, *extra], for_ad=True)
+                                flags=[*flags, *extra], for_ad=True, host=True)
         name = str(path)
     run_pipeline(module, filename=name, options=options)
     return reports

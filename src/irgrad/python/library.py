@@ -377,7 +377,7 @@ def _build(
         extra += ["-idirafter", str(include)]
     front_lang = None if lang is None else ("ir" if lang == "ll" else lang)
     text = compile_to_ir(paths, language=front_lang, opt_level=opt_level,
-                         flags=[*extra, *flags], for_ad=True)  # fmt: skip
+                         flags=[*extra, *flags], for_ad=True, host=True)  # fmt: skip
     dependencies: list[Path] = []
     for language in langs:
         same = [p for p in paths if lang is not None or _language_of(p) == language]
