@@ -53,16 +53,19 @@ def _index_terms(idx: ir.Value) -> tuple[int, int] | None:
     return None
 
 
-def strided_address(ptr: ir.Value) -> StridedAddress | None:
-    """``ptr`` as ``base + G*k + c`` through GEPs and pointer casts, or None."""
-    stride = offset = 0
+def _gep_chain(ptr: ir.Value) -> tuple[ir.Value, int, list[tuple[ir.Value, int]]] | None:
+    """``ptr`` through GEPs and pointer casts: its base, the bytes of its constant struct
+    field offsets, and each array index with its element's size; None for a vector-element
+    GEP, a field chosen at run time or a chain too long."""
+    offset = 0
+    indices: list[tuple[ir.Value, int]] = []
     v = ptr
     for _ in range(_MAX_CHAIN):
         if isinstance(v, ir.CastInst) and v.opcode in ("bitcast", "addrspacecast"):
             v = v.value
             continue
         if not isinstance(v, ir.GetElementPtrInst):
-            return StridedAddress(v, stride, offset)
+            return v, offset, indices
         ty: ir.Type = v.source_type
         for n, idx in enumerate(v.indices):
             if n > 0 and ty.is_struct:
@@ -75,14 +78,25 @@ def strided_address(ptr: ir.Value) -> StridedAddress | None:
                 if not isinstance(ty, ir.ArrayType):
                     return None  # vector element GEPs: leave them alone
                 ty = ty.element
-            terms = _index_terms(idx)
-            if terms is None:
-                return None
-            size = alloc_size(ty)
-            offset += terms[0] * size
-            stride = gcd(stride, terms[1] * size)
+            indices.append((idx, alloc_size(ty)))
         v = v.pointer
     return None
+
+
+def strided_address(ptr: ir.Value) -> StridedAddress | None:
+    """``ptr`` as ``base + G*k + c`` through GEPs and pointer casts, or None."""
+    chain = _gep_chain(ptr)
+    if chain is None:
+        return None
+    base, offset, indices = chain
+    stride = 0
+    for idx, size in indices:
+        terms = _index_terms(idx)
+        if terms is None:
+            return None
+        offset += terms[0] * size
+        stride = gcd(stride, terms[1] * size)
+    return StridedAddress(base, stride, offset)
 
 
 def may_overlap(a: StridedAddress, size_a: int, b: StridedAddress, size_b: int) -> bool:
@@ -135,30 +149,14 @@ def _affine_index(idx: ir.Value, scale: int, terms: dict[ir.Value, int], depth: 
 def affine_address(ptr: ir.Value) -> AffineAddress | None:
     """``ptr`` as an :class:`AffineAddress` through GEPs and pointer casts, or None (a
     vector-element GEP, a chain too long)."""
+    chain = _gep_chain(ptr)
+    if chain is None:
+        return None
+    base, offset, indices = chain
     terms: dict[ir.Value, int] = {}
-    offset = 0
-    v = ptr
-    for _ in range(_MAX_CHAIN):
-        if isinstance(v, ir.CastInst) and v.opcode in ("bitcast", "addrspacecast"):
-            v = v.value
-            continue
-        if not isinstance(v, ir.GetElementPtrInst):
-            return AffineAddress(v, frozenset((t, c) for t, c in terms.items() if c), offset)
-        ty: ir.Type = v.source_type
-        for n, idx in enumerate(v.indices):
-            if n > 0 and ty.is_struct:
-                if not isinstance(idx, ir.ConstantInt):
-                    return None
-                offset += struct_offsets(ty)[idx.value]  # type: ignore[arg-type]
-                ty = ty.elements[idx.value]  # type: ignore[attr-defined]
-                continue
-            if n > 0:
-                if not isinstance(ty, ir.ArrayType):
-                    return None
-                ty = ty.element
-            offset += _affine_index(idx, alloc_size(ty), terms, 0)
-        v = v.pointer
-    return None
+    for idx, size in indices:
+        offset += _affine_index(idx, size, terms, 0)
+    return AffineAddress(base, frozenset((t, c) for t, c in terms.items() if c), offset)
 
 
 __all__ = ["AffineAddress", "StridedAddress", "affine_address", "may_overlap",
