@@ -317,12 +317,15 @@ class MemoryWrites:
 
     def may_be_written_in(self, pointer: ir.Value, blocks: set[ir.BasicBlock],
                           tbaa: str | None = None,
-                          apart: Callable[[ir.Instruction], bool] | None = None) -> bool:
+                          apart: Callable[[ir.Instruction], bool] | None = None,
+                          size: int | None = None) -> bool:
         """Whether a write in ``blocks`` (a loop's) may touch the object ``pointer`` points
-        into, at any offset (``apart``: writes the caller knows touch other memory)."""
+        into, at any offset (``apart``: writes the caller knows touch other memory;
+        ``size``, the bytes read at ``pointer`` and at the same field of every other
+        element of its array of structs: a store to another field does not count)."""
         inside = [(i, w) for i, w in self.writes if i.parent in blocks
                   and not (apart is not None and apart(i))]
-        return self._aliasing(pointer, inside, None, tbaa)
+        return self._aliasing(pointer, inside, size, tbaa)
 
     def objects_may_overlap(self, a: ir.Value, b: ir.Value) -> bool:
         """May pointers ``a`` and ``b`` of the function reach the same memory (through

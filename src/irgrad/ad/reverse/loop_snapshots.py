@@ -13,13 +13,16 @@ A load ``L`` is *snapshot* when
   iteration of ``I`` (so the whole range below is read, in the first iteration of ``I``
   already);
 * ``L`` reads ``base[iv]`` (one-index GEP; ``iv`` an induction variable of ``J`` with a
-  positive constant step, possibly sign- or zero-extended without wrapping), with
-  ``base``, the start of ``iv`` and ``J``'s trip count defined outside ``I``;
-* nothing in ``I`` may write the memory ``L`` reads.
+  positive constant step, possibly sign- or zero-extended without wrapping), or a field
+  at a constant offset into that element (``p[j].y``), with ``base``, the start of
+  ``iv`` and ``J``'s trip count defined outside ``I``;
+* nothing in ``I`` may write the memory ``L`` reads: in an array of structs, stores to
+  other fields (``p[i].ax += ...`` while ``p[j].x`` is read) do not count.
 
 The forward pass then copies the range ``L`` reads into a buffer at the end of ``I``'s
-preheader (``malloc`` + ``memcpy``, once per execution of ``I``), and the reverse of
-iteration ``k`` of ``J`` reads element ``k * step`` of it. The buffer is freed at the head
+preheader (``malloc`` + ``memcpy``, once per execution of ``I``; the loads of one range,
+such as several fields of the same elements, share the copy), and the reverse of
+iteration ``k`` of ``J`` reads element ``k * step`` of it (at the field's offset). The buffer is freed at the head
 of the preheader's reverse, which runs once the reverse of ``I`` is done.
 """
 
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.loops import Loop
 from irgrad.analysis.trip_count import InductionVariable
@@ -51,6 +55,7 @@ class Snapshot:
     iv: InductionVariable
     step: int
     extend: str | None  # "sext" / "zext" of the induction variable, or None
+    offset: int  # bytes into the element (a struct field's), 0 for the element itself
     buffer: ir.Value | None = None  # the forward malloc (made on first use)
 
 
@@ -61,6 +66,8 @@ class LoopSnapshots:
         self.loops = loops
         self.gu = loops.gu
         self._found: dict[ir.LoadInst, Snapshot | None] = {}
+        # one copy per range: the fields of one array of structs (p[j].x, p[j].y) share it
+        self._copies: dict[tuple[object, ...], ir.Value] = {}
 
     def find(self, v: ir.Value, orig_block: ir.BasicBlock) -> Snapshot | None:
         """The snapshot of forward load ``v`` when it is one and ``orig_block`` (where it
@@ -100,16 +107,17 @@ class LoopSnapshots:
         access = self._access(load, inner, outer_loop)
         if access is None:
             return None
-        element, base, iv, step, extend = access
+        element, base, iv, step, extend, offset = access
         tc = inner_loop.trip_count()
         if tc is None or not loops.trip_count_usable(inner) or \
                 not all(outer_loop.is_invariant(v) for v in (tc.start, tc.bound)):
             return None
         if gu.memory_writes.may_be_written_in(
                 load.pointer, outer_loop.blocks, tbaa=load.get_metadata("tbaa"),
-                apart=lambda w: self._other_buffer(w, base, outer_loop)):
+                apart=lambda w: self._other_buffer(w, base, outer_loop),
+                size=alloc_size(load.type)):
             return None
-        return Snapshot(outer, inner, load, element, base, iv, step, extend)
+        return Snapshot(outer, inner, load, element, base, iv, step, extend, offset)
 
     def _other_buffer(self, write: ir.Instruction, base: ir.Value, outer_loop: Loop) -> bool:
         """Does ``write`` store through the other buffer of a pair swapped by a loop
@@ -128,9 +136,12 @@ class LoopSnapshots:
         return _swapped(mine, other, self.gu.memory_writes)
 
     def _access(self, load: ir.LoadInst, inner: CountedLoop, outer_loop: Loop
-                ) -> tuple[ir.Type, ir.Value, InductionVariable, int, str | None] | None:
-        """``load`` as ``base[ext(iv)]`` (see the module docstring), or None."""
-        gep = load.pointer
+                ) -> tuple[ir.Type, ir.Value, InductionVariable, int, str | None, int] | None:
+        """``load`` as ``base[ext(iv)]`` plus a constant byte offset into the element (see
+        the module docstring), or None."""
+        gep, offset = _field_of(load.pointer)
+        if offset < 0 or offset + alloc_size(load.type) > _element_size(gep):
+            return None  # not within one element
         if not isinstance(gep, ir.GetElementPtrInst) or len(gep.indices) != 1 or \
                 isinstance(gep.type, ir.VectorType) or not outer_loop.is_invariant(gep.pointer):
             return None
@@ -145,7 +156,7 @@ class LoopSnapshots:
             return None
         if extend is not None and ("nsw" if extend == "sext" else "nuw") not in iv.increment.flags:
             return None  # the narrow counter could wrap: its extension would not be affine
-        return gep.source_type, gep.pointer, iv, iv.step, extend
+        return gep.source_type, gep.pointer, iv, iv.step, extend, offset
 
     # -- forward and reverse ------------------------------------------------------------
     def value(self, snap: Snapshot, orig_block: ir.BasicBlock) -> ir.Value:
@@ -153,13 +164,21 @@ class LoopSnapshots:
         ``rev.<orig_block>``: element ``k * step`` of the copy."""
         gu = self.gu
         if snap.buffer is None:
-            self._copy(snap)
+            key = (snap.outer.entering, snap.inner.loop.header, snap.base, snap.iv.phi,
+                   snap.element, snap.step, snap.extend)
+            if key not in self._copies:
+                self._copy(snap)
+                assert snap.buffer is not None
+                self._copies[key] = snap.buffer
+            snap.buffer = self._copies[key]
         assert snap.buffer is not None and snap.inner.counter is not None
         b = gu.head_builder(orig_block)
         buf = gu.lookup(snap.buffer, orig_block)
         k = b.load(ir.i64, snap.inner.counter, name=gu.fresh("k"))
         at = k if snap.step == 1 else b.mul(k, ir.ConstantInt(ir.i64, snap.step))
         slot = b.gep(snap.element, buf, [at], name=gu.fresh("snap.at"))
+        if snap.offset:
+            slot = b.gep(ir.i8, slot, [ir.ConstantInt(ir.i64, snap.offset)])
         return b.load(snap.load.type, slot, name=gu.fresh((snap.load.name or "v") + ".snap"))
 
     def _copy(self, snap: Snapshot) -> None:
@@ -193,6 +212,24 @@ class LoopSnapshots:
         rev = gu.head_builder(entering)
         free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
         rev.call(free, [gu.lookup(buf, entering)])
+
+
+def _field_of(ptr: ir.Value) -> tuple[ir.Value, int]:
+    """``ptr`` as (an element's address, constant byte offset into it): one GEP with
+    constant indices on top of the element's GEP is looked through (``p[j].y`` is
+    ``getelementptr i8, (getelementptr %body, p, j), 8`` after LLVM's canonicalization)."""
+    if isinstance(ptr, ir.GetElementPtrInst) and isinstance(ptr.pointer, ir.GetElementPtrInst):
+        offset = gep_constant_offset(ptr.source_type, list(ptr.indices))
+        if offset is not None:
+            return ptr.pointer, offset
+    return ptr, 0
+
+
+def _element_size(ptr: ir.Value) -> int:
+    """The size of the element a one-index GEP steps over (0 for anything else)."""
+    if isinstance(ptr, ir.GetElementPtrInst) and len(ptr.indices) == 1:
+        return alloc_size(ptr.source_type)
+    return 0
 
 
 def _root_phi(ptr: ir.Value) -> ir.PHINode | None:
