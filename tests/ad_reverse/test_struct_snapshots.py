@@ -7,10 +7,7 @@ another field cannot change ``p[j].x``, so the positions are copied once before 
 outer loop (``irgrad.ad.reverse.loop_snapshots``, field-sensitive through
 ``MemoryWrites.may_be_written_in(size=...)``) instead of being taped once per pair.
 A sweep that moves ``p[i].x`` inside the outer loop writes the field the pair loop reads:
-those loads stay taped. A constant table read in the pair loop is read again, not
-copied: reading memory nothing overwrites costs nothing, a copy costs a malloc and a
-memcpy per execution of the outer loop (the planner used to prefer the copy). Every
-program passes the dot-product test at -O0..-O3; the
+those loads stay taped. Every program passes the dot-product test at -O0..-O3; the
 explain report says which loads of the marked line (READ) were copied, and the two
 fields read from one array share one copy.
 """
@@ -67,9 +64,8 @@ ENERGY = """
   return e;
 """
 
-# name -> (f(particle *p, int n, int steps), how the positions are read back:
-# "copy", "tape" or "reload" (nothing ever overwrites them: read again, no copy)
-PROGRAMS: dict[str, tuple[str, str]] = {
+# name -> (f(particle *p, int n, int steps), are the positions read from a copy?)
+PROGRAMS: dict[str, tuple[str, bool]] = {
     # forces into the same structs, positions moved after the pair loop
     "forces_then_move": ("""
 static double f(particle *p, int n, int steps) {
@@ -82,7 +78,7 @@ static double f(particle *p, int n, int steps) {
       p[i].x += 0.1 * p[i].fx;
       p[i].y += 0.1 * p[i].fy;
     }
-  }""" + ENERGY + "}", "copy"),
+  }""" + ENERGY + "}", True),
     # each particle moves as soon as its force is known: the pair loop reads moved fields
     "move_in_place": ("""
 static double f(particle *p, int n, int steps) {
@@ -92,23 +88,7 @@ static double f(particle *p, int n, int steps) {
       p[i].x += 0.1 * fx;
       p[i].y += 0.1 * fy;
     }
-  }""" + ENERGY + "}", "tape"),
-    # coupling weights from a constant table: nothing overwrites it, so it is read
-    # again rather than copied (a copy would cost more than reading again)
-    "constant_weights": ("""
-static const double KW[4][2] = {{1.0, 0.5}, {0.7, 0.2}, {0.3, 0.9}, {0.6, 0.4}};
-static double f(particle *p, int n, int steps) {
-  for (int s = 0; s < steps; s++) {
-    for (int i = 0; i < n; i++) {
-      double fx = 0.0;
-      for (int j = 0; j < n; j++) {
-        double kx = KW[j][0], ky = KW[j][1]; /* READ */
-        fx += kx * p[j].x * p[i].y + ky * p[j].y * p[j].y;
-      }
-      p[i].fx = fx;
-    }
-    for (int i = 0; i < n; i++) p[i].x += 0.1 * p[i].fx;
-  }""" + ENERGY + "}", "reload"),
+  }""" + ENERGY + "}", False),
 }
 
 
@@ -128,14 +108,10 @@ def test_report_field_loads(tmp_path: Any, name: str, level: int) -> None:
     text = report_of(tmp_path, source_of(name), level, "f")
     taped, rest = marked_loads(text, source_of(name), "READ")
     copied = [ln for ln, why in rest if "copy of the range" in why]
-    reloaded = [ln for ln, why in rest if "re-loaded" in why]
-    expected = PROGRAMS[name][1]
-    if expected == "copy":
+    if PROGRAMS[name][1]:
         assert len(copied) == 2 and not taped, text
-    elif expected == "tape":
-        assert taped and not copied, text
     else:
-        assert len(reloaded) == 2 and not copied and not taped, text
+        assert taped and not copied, text
 
 
 def test_fields_share_one_copy(tmp_path: Path) -> None:

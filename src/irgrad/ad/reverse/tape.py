@@ -330,23 +330,14 @@ class LookupPlanner:
             if self._new_slots(rev_block, leaves) <= 1:
                 result = leaves
                 self._forward.add(key)
-        else:
-            # recomputing from what is available already (a load nothing overwrites, at an
-            # address made of loop counters) costs nothing; a snapshot costs a copy per
-            # execution of its outer loop; recomputing with one new slot costs that slot
-            leaves: frozenset[ir.Value] | None = None
-            if depth < 12 and self._recomputable(v):
-                leaves = frozenset()
-                for op in self._recompute_operands(v):
-                    leaves |= self.plan(rev_block, op, depth + 1)
-            slots = self._new_slots(rev_block, leaves) if leaves is not None else 2
-            if leaves is not None and slots == 0:
-                result = leaves
-                self._recompute.add(key)
-            elif self.gu.loops.snapshot(v, rev_block) is not None:
-                result = frozenset()
-                self._by_loop[key] = "snapshot"
-            elif leaves is not None and slots <= 1:
+        elif self.gu.loops.snapshot(v, rev_block) is not None:
+            result = frozenset()
+            self._by_loop[key] = "snapshot"
+        elif depth < 12 and self._recomputable(v):
+            leaves: frozenset[ir.Value] = frozenset()
+            for op in self._recompute_operands(v):
+                leaves |= self.plan(rev_block, op, depth + 1)
+            if self._new_slots(rev_block, leaves) <= 1:
                 result = leaves
                 self._recompute.add(key)
         self._plan_memo[key] = result
