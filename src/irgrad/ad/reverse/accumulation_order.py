@@ -43,7 +43,12 @@ from irgrad import ir
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.loops import Loop
 from irgrad.analysis.strided_access import AffineAddress, affine_address
-from irgrad.analysis.trip_count import induction_variables, pointer_induction_variables
+from irgrad.analysis.trip_count import (
+    InductionVariable,
+    PointerInductionVariable,
+    induction_variables,
+    pointer_induction_variables,
+)
 
 if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
@@ -59,28 +64,40 @@ def reverse_is_local(inst: ir.Instruction) -> bool:
     may move across it)?"""
     if isinstance(inst, _LOCAL):
         return True
-    if isinstance(inst, ir.CallInst) and not inst.is_terminator:
+    if isinstance(inst, ir.CallInst):
         fn = inst.called_function
         return (fn is not None and fn.is_declaration and fn.name.startswith("llvm.")
                 and any(a in ("memory(none)", "readnone") for a in fn.attribute_texts()))
     return False
 
 
-def _stride(address: AffineAddress, loop: Loop) -> int | None:
-    """Bytes the address moves per iteration of ``loop`` (None: not a known constant)."""
-    stride = 0
-    for iv in induction_variables(loop):
-        coeff = address.coefficient(iv.phi)
-        if coeff:
-            if iv.constant_step is None:
-                return None
-            stride += coeff * iv.constant_step
-    for piv in pointer_induction_variables(loop):
-        if address.base is piv.phi:
-            if piv.byte_step is None:
-                return None
-            stride += piv.byte_step
-    return stride
+class _Strides:
+    """Bytes an address moves per iteration of ``loop`` (its induction variables found
+    once, on the first question)."""
+
+    def __init__(self, loop: Loop) -> None:
+        self.loop = loop
+        self._ivs: list[InductionVariable] | None = None
+        self._pivs: list[PointerInductionVariable] = []
+
+    def of(self, address: AffineAddress) -> int | None:
+        """The address's stride (None: not a known constant)."""
+        if self._ivs is None:
+            self._ivs = induction_variables(self.loop)
+            self._pivs = pointer_induction_variables(self.loop)
+        stride = 0
+        for iv in self._ivs:
+            coeff = address.coefficient(iv.phi)
+            if coeff:
+                if iv.constant_step is None:
+                    return None
+                stride += coeff * iv.constant_step
+        for piv in self._pivs:
+            if address.base is piv.phi:
+                if piv.byte_step is None:
+                    return None
+                stride += piv.byte_step
+        return stride
 
 
 def accumulation_order(gu: GradientUtils, bb: ir.BasicBlock,
@@ -94,13 +111,14 @@ def accumulation_order(gu: GradientUtils, bb: ir.BasicBlock,
     groups: dict[tuple[ir.Value, frozenset[tuple[ir.Value, int]]], list[int]] = {}
     offsets: dict[int, int] = {}
     strides: dict[tuple[ir.Value, frozenset[tuple[ir.Value, int]]], int] = {}
+    stride_of = _Strides(loop)
     for pos, load in enumerate(loads):
         address = affine_address(load.pointer)
         if address is None:
             continue
         key = (address.base, address.terms)
         if key not in strides:
-            stride = _stride(address, loop)
+            stride = stride_of.of(address)
             if stride is None or abs(stride) != alloc_size(load.type):
                 continue  # invariant, unknown, or strided (gathers and scatters)
             strides[key] = stride

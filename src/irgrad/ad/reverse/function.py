@@ -322,9 +322,9 @@ def _reverse_body(gu: GradientUtils, bb: ir.BasicBlock, b: IRBuilder) -> None:
 
 
 def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) -> None:
-    if isinstance(inst, ir.LoadInst):
-        reverse_load(gu, inst, b)
-    elif isinstance(inst, ir.StoreInst):
+    """The reverse of one instruction other than a load (:func:`_reverse_body` orders
+    the loads)."""
+    if isinstance(inst, ir.StoreInst):
         reverse_store(gu, inst, b)
     elif isinstance(inst, ir.CallBase):
         reverse_call(gu, inst, b)

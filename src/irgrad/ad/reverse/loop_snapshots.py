@@ -22,8 +22,9 @@ A load ``L`` is *snapshot* when
 The forward pass then copies the range ``L`` reads into a buffer at the end of ``I``'s
 preheader (``malloc`` + ``memcpy``, once per execution of ``I``; the loads of one range,
 such as several fields of the same elements, share the copy), and the reverse of
-iteration ``k`` of ``J`` reads element ``k * step`` of it (at the field's offset). The buffer is freed at the head
-of the preheader's reverse, which runs once the reverse of ``I`` is done.
+iteration ``k`` of ``J`` reads element ``k * step`` of it (at the field's offset). The
+buffer is freed at the head of the preheader's reverse, which runs once the reverse of
+``I`` is done.
 """
 
 from __future__ import annotations
@@ -140,11 +141,11 @@ class LoopSnapshots:
         """``load`` as ``base[ext(iv)]`` plus a constant byte offset into the element (see
         the module docstring), or None."""
         gep, offset = _field_of(load.pointer)
-        if offset < 0 or offset + alloc_size(load.type) > _element_size(gep):
-            return None  # not within one element
         if not isinstance(gep, ir.GetElementPtrInst) or len(gep.indices) != 1 or \
                 isinstance(gep.type, ir.VectorType) or not outer_loop.is_invariant(gep.pointer):
             return None
+        if offset < 0 or offset + alloc_size(load.type) > alloc_size(gep.source_type):
+            return None  # not within one element
         idx = gep.indices[0]
         extend: str | None = None
         if isinstance(idx, ir.CastInst) and idx.opcode in ("sext", "zext"):
@@ -223,13 +224,6 @@ def _field_of(ptr: ir.Value) -> tuple[ir.Value, int]:
         if offset is not None:
             return ptr.pointer, offset
     return ptr, 0
-
-
-def _element_size(ptr: ir.Value) -> int:
-    """The size of the element a one-index GEP steps over (0 for anything else)."""
-    if isinstance(ptr, ir.GetElementPtrInst) and len(ptr.indices) == 1:
-        return alloc_size(ptr.source_type)
-    return 0
 
 
 def _root_phi(ptr: ir.Value) -> ir.PHINode | None:
