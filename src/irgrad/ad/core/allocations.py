@@ -26,20 +26,20 @@ def allocation_bytes(b: IRBuilder, alloc: Allocator, args: Sequence[ir.Value]) -
 
 
 def release_block(b: IRBuilder, module: ir.Module, alloc: Allocator | None, block: ir.Value,
-                  args: Sequence[ir.Value]) -> None:
+                  args: Sequence[ir.Value]) -> ir.CallInst:
     """At ``b``: free ``block``, a block ``alloc(args...)`` returned, the way its
     allocator's memory is freed: C's ``free`` unless the allocator names its deallocator
     (``operator delete[]`` for ``new[]``, with the alignment for the aligned forms; a
-    registered allocator's free). ``args``: the allocator's arguments where ``b`` is."""
+    registered allocator's free). ``args``: the allocator's arguments where ``b`` is.
+    Returns the call it made."""
     if alloc is None or alloc.free_function is None:
         free = module.get_function("free") or module.get_or_insert_function(
             "free", ir.FunctionType(ir.void, [ir.ptr]))
-        b.call(free, [block])
-        return
+        return b.call(free, [block])
     fn = module.get_function(alloc.free_function) or module.get_or_insert_function(
         alloc.free_function,
         ir.FunctionType(ir.void, [ir.ptr if i < 0 else args[i].type for i in alloc.free_args]))
-    b.call(fn, [block if i < 0 else args[i] for i in alloc.free_args])
+    return b.call(fn, [block if i < 0 else args[i] for i in alloc.free_args])
 
 
 def one_argument_release(module: ir.Module, alloc: Allocator | None,

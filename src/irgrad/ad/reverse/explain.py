@@ -61,6 +61,14 @@ class RecomputedValue:
     why: str
 
 
+@dataclass(frozen=True)
+class ReleasedBlock:
+    """A heap block the function allocates and frees itself: where its free went."""
+    where: str
+    text: str
+    kept_because: str | None  # None: freed where the primal frees it
+
+
 @dataclass
 class DerivativeReport:
     derivative: str
@@ -68,6 +76,7 @@ class DerivativeReport:
     mode: str
     cached: list[CachedValue] = field(default_factory=list)
     recomputed: list[RecomputedValue] = field(default_factory=list)
+    released: list[ReleasedBlock] = field(default_factory=list)
     heap_tape: bool = True  # False: the tape starts in a stack buffer of the derivative
     on_caller_stack: bool = False  # a callee's: its frames go onto its caller's tape
 
@@ -111,6 +120,13 @@ class DerivativeReport:
             for r in self.recomputed:
                 lines.append(f"    {r.where}: {r.text}")
                 lines.append(f"      {r.why}")
+        if self.released:
+            lines.append(f"  heap blocks it frees itself ({len(self.released)}):")
+            for r in self.released:
+                lines.append(f"    {r.where}: {r.text}")
+                lines.append("      freed where the primal frees it: the reverse pass reads "
+                             "nothing from it" if r.kept_because is None else
+                             f"      freed by its reverse: {r.kept_because}")
         peak = f"  peak tape: {self.static_bytes()} bytes"
         for loops, n in self.runtime_bytes().items():
             peak += f" + {n} bytes x iterations of " + " x iterations of ".join(
@@ -209,6 +225,9 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
                *planner.loop_kept_keys()]
     for (_, v), kind in decided:
         found.setdefault(_where(gu, v), _why(gu, v, kind))
+    for alloc, why in gu.release_decisions.items():
+        where, text = _where(gu, alloc)
+        report.released.append(ReleasedBlock(str(where), text, why))
     for (where, text), why in sorted(found.items(), key=lambda item: (
             item[0][0].filename, item[0][0].line, item[0][0].column, item[0][1])):
         report.recomputed.append(RecomputedValue(str(where), text, why))
@@ -222,5 +241,5 @@ def record_report(gu: GradientUtils) -> None:
         reports.append(explain_derivative(gu))
 
 
-__all__ = ["EXPLAIN_KEY", "CachedValue", "DerivativeReport", "RecomputedValue",
+__all__ = ["EXPLAIN_KEY", "CachedValue", "DerivativeReport", "RecomputedValue", "ReleasedBlock",
            "explain_derivative", "record_report"]

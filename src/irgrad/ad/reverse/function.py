@@ -35,6 +35,7 @@ from irgrad.ad.reverse.call_sites import prepare_calls
 from irgrad.ad.reverse.calls import forward_call, reverse_call
 from irgrad.ad.reverse.dynamic_allocas import heapify_dynamic_allocas, reverse_heap_alloca
 from irgrad.ad.reverse.explain import record_report
+from irgrad.ad.reverse.forward_frees import hold_forward_free, settle_forward_frees
 from irgrad.ad.reverse.gradient_utils import GradientUtils
 from irgrad.ad.reverse.instructions import reverse_value_instruction
 from irgrad.ad.reverse.memory import (
@@ -51,6 +52,7 @@ from irgrad.ad.reverse.shadow_frees import defer_shadow_free
 from irgrad.ad.reverse.sunk_stores import sink_stores
 from irgrad.ad.reverse.vector_intrinsics import check_masked_pointer_store
 from irgrad.analysis.activity import has_float, is_pointer_like
+from irgrad.analysis.frees import guaranteed_free_of
 from irgrad.analysis.known_functions import allocator, callee_name, is_allocation
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
@@ -106,6 +108,7 @@ def _synthesize(ctx: DerivativeContext, config: FnConfig, new: ir.Function) -> G
     prepare_calls(gu)
     _forward_shadows(gu)  # with the calls that need their callee's augmented primal
     _reverse_pass(gu, differeturn)
+    settle_forward_frees(gu)  # frees of blocks the reverse pass does not read stay
     _drop_lifetime_markers(gu.new)
     if gu.tape is not None:
         gu.tape.finalize()
@@ -214,7 +217,7 @@ def _forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
     elif allocator(name) is not None:  # posix_memalign: the memory comes back through *p
         forward_out_allocation(gu, call)
     elif isinstance(call, ir.CallInst) and should_drop_forward_free(gu, call):
-        gu.vmap[call].erase_from_parent()  # type: ignore[union-attr]
+        hold_forward_free(gu, call, guaranteed_free_of(call))
     elif isinstance(call, ir.CallInst) and (name or "").startswith(
             ("llvm.memcpy", "llvm.memmove")):
         forward_memtransfer(gu, call)

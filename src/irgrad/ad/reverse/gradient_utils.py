@@ -103,6 +103,12 @@ class GradientUtils:
         self.entry_marker: ir.Instruction | None = None
         self.tape: Tape | None = None
         self.freed_allocations: set[ir.Value] = set()
+        # of those: the primal's frees, kept in the forward pass until the reverse pass
+        # is complete, and the free of the primal block each one's reverse made
+        # (ad/reverse/forward_frees.py decides which of the two stays)
+        self.tentative_frees: dict[ir.Value, list[ir.Instruction]] = {}
+        self.reverse_primal_frees: dict[ir.Value, ir.CallInst] = {}
+        self.release_decisions: dict[ir.Value, str | None] = {}  # None: freed forward
         # allocation -> the frees / release-function calls the reverse pass makes for it
         self.deferred_releases: dict[ir.Value, list[ir.CallInst]] = {}
         # allocas of run-time size (VLAs) that the derivative allocates on the heap

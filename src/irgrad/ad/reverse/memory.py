@@ -416,13 +416,13 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
     args = [gu.lookup_primal(a, bb) for a in call.args] if alloc and alloc.free_function \
         else []
 
-    def release(ptr: ir.Value) -> None:  # as its allocator's memory is freed
-        release_block(b, gu.module, alloc, ptr, args)
+    def release(ptr: ir.Value) -> ir.CallInst:  # as its allocator's memory is freed
+        return release_block(b, gu.module, alloc, ptr, args)
 
     if call in gu.deferred_releases:
         return  # released by the calls that freed it (release_deferred)
-    if call in gu.freed_allocations:
-        release(gu.lookup_primal(call, bb))
+    if call in gu.freed_allocations:  # (or in the forward pass: forward_frees.py)
+        gu.reverse_primal_frees[call] = release(gu.lookup_primal(call, bb))
     if releases_shadow_at_reverse(gu, call):
         shadow = gu.lookup_shadow(call, bb, call)
         listed = one_argument_release(gu.module, alloc, args) \

@@ -62,6 +62,7 @@ class _Frame:
     def __init__(self, sub: ir.Instruction, frame_ptr: ir.Value) -> None:
         self.values: list[ir.Value] = []
         self.offsets: list[int] = []
+        self.loads: list[ir.LoadInst] = []  # the reverse pass's read of each slot
         self.size = 0
         self.sub = sub  # `sub i64 %sp, SIZE` in rev.B's head (SIZE patched at the end)
         self.frame_ptr = frame_ptr
@@ -116,7 +117,32 @@ class Tape:
         slot = b.gep(ir.i8, frame.frame_ptr, [ir.ConstantInt(ir.i64, off)])
         # the slot is aligned to at most max_align bytes: say so (a <4 x double> defaults
         # to 32)
-        return b.load(value.type, slot, align, name=self.gu.fresh("tape.v"))
+        load = b.load(value.type, slot, align, name=self.gu.fresh("tape.v"))
+        frame.loads.append(load)
+        return load
+
+    def slot_loads(self, value: ir.Value) -> list[ir.LoadInst]:
+        """The reverse pass's reads of the slots that hold ``value``."""
+        return [ld for f in self.frames.values()
+                for v, ld in zip(f.values, f.loads, strict=True) if v is value]
+
+    def drop_slot(self, load: ir.LoadInst) -> None:
+        """Remove the slot ``load`` (which nothing uses any more) reads: the forward pass
+        no longer stores it. The other slots keep their offsets."""
+        for orig_block, frame in list(self.frames.items()):
+            if load not in frame.loads:
+                continue
+            k = frame.loads.index(load)
+            del frame.values[k], frame.offsets[k], frame.loads[k]
+            slot = load.pointer
+            load.erase_from_parent()
+            if isinstance(slot, ir.Instruction) and not slot.users:
+                slot.erase_from_parent()
+            frame.size = max((off + alloc_size(v.type) for v, off in
+                              zip(frame.values, frame.offsets, strict=True)), default=0)
+            if not frame.values:  # its pop stays, of 0 bytes
+                del self.frames[orig_block]
+            return
 
     def finalize(self) -> None:
         """Emit the pushes in the forward blocks and fix the frame sizes.
