@@ -2,8 +2,9 @@
 // frees itself went: a minor that each level of a recursion overwrites for every column
 // is read by no reverse pass (its values are taped), so it is freed where the primal
 // frees it; a buffer filled once and handed to a helper three times may be read again by
-// the helper's reverse, and a buffer re-read by the reverse pass itself, so those two
-// are freed by their reverse.
+// the helper's reverse, a buffer re-read by the reverse pass itself, and a row buffer
+// allocated in a loop (freed early, its memory would go back to the system and be mapped
+// again every iteration) are freed by their reverse.
 // RUN: %irgrad cc -O1 -shared --explain-ad %s -o %t1.so 2>&1 | %filecheck %s
 // RUN: %irgrad cc -O2 -shared --explain-ad %s -o %t2.so 2>&1 | %filecheck %s
 // RUN: %irgrad cc -O3 -shared --explain-ad %s -o %t3.so 2>&1 | %filecheck %s
@@ -53,6 +54,17 @@ double reread(const double *x, int n) {
   return s;
 }
 
+double rows(const double *x, int m, int n) {
+  double s = 0.0;
+  for (int r = 0; r < m; r++) {
+    double *row = malloc(sizeof(double) * n);
+    for (int j = 0; j < n; j++) row[j] = sin(x[r * n + j]);
+    s += norm(row, n);
+    free(row);
+  }
+  return s;
+}
+
 void grad_det(double *a, double *da, int n) {
   __enzyme_autodiff((void *)det, enzyme_dup, a, da, enzyme_const, n);
 }
@@ -62,19 +74,26 @@ void grad_filled(double *x, double *dx, int n) {
 void grad_reread(double *x, double *dx, int n) {
   __enzyme_autodiff((void *)reread, enzyme_dup, x, dx, enzyme_const, n);
 }
+void grad_rows(double *x, double *dx, int m, int n) {
+  __enzyme_autodiff((void *)rows, enzyme_dup, x, dx, enzyme_const, m, enzyme_const, n);
+}
 // CHECK-LABEL: irgrad: explain: derivative {{.*}} of det (reverse, augmented primal (split))
 // CHECK: heap blocks it frees itself (1):
-// CHECK-NEXT: explain_freed_blocks.c:17:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
+// CHECK-NEXT: explain_freed_blocks.c:18:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
 // CHECK-NEXT: freed where the primal frees it: the reverse pass reads nothing from it
 // CHECK-LABEL: irgrad: explain: derivative diffe_det of det (reverse, combined)
 // CHECK: heap blocks it frees itself (1):
-// CHECK-NEXT: explain_freed_blocks.c:17:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
+// CHECK-NEXT: explain_freed_blocks.c:18:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
 // CHECK-NEXT: freed where the primal frees it: the reverse pass reads nothing from it
 // CHECK-LABEL: irgrad: explain: derivative diffe_filled_once of filled_once (reverse, combined)
 // CHECK: heap blocks it frees itself (1):
-// CHECK-NEXT: explain_freed_blocks.c:39:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
+// CHECK-NEXT: explain_freed_blocks.c:40:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
 // CHECK-NEXT: freed by its reverse: a callee's reverse may read it again (nothing overwrites it after the call)
 // CHECK-LABEL: irgrad: explain: derivative diffe_reread of reread (reverse, combined)
 // CHECK: heap blocks it frees itself (1):
-// CHECK-NEXT: explain_freed_blocks.c:48:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
+// CHECK-NEXT: explain_freed_blocks.c:49:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
 // CHECK-NEXT: freed by its reverse: the reverse pass reads it (or a pointer into it)
+// CHECK-LABEL: irgrad: explain: derivative diffe_rows of rows (reverse, combined)
+// CHECK: heap blocks it frees itself (1):
+// CHECK-NEXT: explain_freed_blocks.c:60:{{[0-9]+}}: %{{.*}} = {{.*}}call {{.*}}@malloc(
+// CHECK-NEXT: freed by its reverse: allocated in a loop, whose every iteration would hand the block back to the allocator among shadows that live on, and take it again
