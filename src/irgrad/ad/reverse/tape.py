@@ -363,7 +363,8 @@ class LookupPlanner:
             leaves: frozenset[ir.Value] = frozenset()
             for op in self._recompute_operands(v):
                 leaves |= self.plan(rev_block, op, depth + 1)
-            if self._new_slots(rev_block, leaves) <= 1:
+            if self._new_slots(rev_block, leaves) <= 1 and \
+                    self._new_bytes(rev_block, leaves) <= max(alloc_size(v.type), 8):
                 result = leaves
                 self._recompute.add(key)
         self._plan_memo[key] = result
@@ -376,6 +377,13 @@ class LookupPlanner:
     def _new_slots(self, rev_block: ir.BasicBlock, leaves: frozenset[ir.Value]) -> int:
         cached = self._cached.get(rev_block)
         return len(leaves) if not cached else len(leaves - cached)
+
+    def _new_bytes(self, rev_block: ir.BasicBlock, leaves: frozenset[ir.Value]) -> int:
+        """Tape bytes the new slots of ``leaves`` take: a recompute from one new slot
+        wider than the value itself (the double of an augmented call's ``{tape,
+        result}``, one lane of a vector) costs more tape than caching the value."""
+        cached = self._cached.get(rev_block) or set()
+        return sum(alloc_size(leaf.type) for leaf in leaves if leaf not in cached)
 
     def forwarded(self, v: ir.Value) -> Forwarded | None:
         """For a load of scratch memory: the store it reads (see
