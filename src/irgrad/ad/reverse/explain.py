@@ -124,9 +124,11 @@ class DerivativeReport:
             lines.append(f"  heap blocks it frees itself ({len(self.released)}):")
             for r in self.released:
                 lines.append(f"    {r.where}: {r.text}")
-                lines.append("      freed where the primal frees it: the reverse pass reads "
-                             "nothing from it" if r.kept_because is None else
-                             f"      freed by its reverse: {r.kept_because}")
+                if r.kept_because is None:
+                    lines.append("      freed where the primal frees it: the reverse pass "
+                                 "reads nothing from it")
+                else:
+                    lines.append(f"      freed by its reverse: {r.kept_because}")
         peak = f"  peak tape: {self.static_bytes()} bytes"
         for loops, n in self.runtime_bytes().items():
             peak += f" + {n} bytes x iterations of " + " x iterations of ".join(

@@ -84,21 +84,15 @@ def settle_forward_frees(gu: GradientUtils) -> None:
     None: freed where the primal frees it) for the explain report."""
     for alloc, frees in gu.tentative_frees.items():
         rev_free = gu.reverse_primal_frees.get(alloc)
-        if rev_free is None:
-            continue  # no reverse of the allocation (it never reaches a return)
-        why = _read_in_reverse(gu, alloc, rev_free)
-        gu.release_decisions[alloc] = why
-        if why is None:
-            _drop_reverse_free(gu, rev_free)
-            continue
+        if rev_free is not None:  # else: no reverse of the allocation (never returns)
+            why = _read_in_reverse(gu, alloc, rev_free)
+            gu.release_decisions[alloc] = why
+            if why is None:
+                _drop_reverse_free(gu, rev_free)
+                continue
         for f in frees:
             if f.parent is not None:
                 f.erase_from_parent()
-    for alloc, frees in gu.tentative_frees.items():
-        if alloc not in gu.release_decisions:
-            for f in frees:
-                if f.parent is not None:
-                    f.erase_from_parent()
     gu.tentative_frees.clear()
 
 
@@ -109,7 +103,7 @@ def _read_in_reverse(gu: GradientUtils, alloc: ir.Value, rev_free: ir.CallInst) 
         return "not a block of a known allocator"
     if alloc.parent is not None and gu.loops.loop_of(alloc.parent) is not None:
         return IN_LOOP
-    if is_captured(alloc) or _derived(alloc)[1]:
+    if is_captured(alloc):  # (every escape _derived reports is a capture)
         return "its address is kept where the reverse pass could find it"
     if _escapes_to_reverse_callee(gu, alloc):
         return "a callee's reverse may read it again (nothing overwrites it after the call)"
