@@ -209,11 +209,16 @@ def _object_set(pointer: ir.Value) -> frozenset[ir.Value] | None:
     return frozenset(objects) if objects else None
 
 
-def _objects_may_alias(w: ir.Value, base: ir.Value, uncaptured: dict[ir.Value, bool]) -> bool:
+def _objects_may_alias(w: ir.Value, base: ir.Value, uncaptured: dict[ir.Value, bool],
+                       disjoint: frozenset[tuple[int, int]] = frozenset()) -> bool:
     """May an access based on ``w`` touch memory of ``base`` (both underlying objects)?
-    ``uncaptured``: a memo of :func:`_restrict_argument`."""
+    ``uncaptured``: a memo of :func:`_restrict_argument`; ``disjoint``: pairs of argument
+    indices every caller passes pointers into different objects (``(k, j)``, ``k < j``)."""
     if w is base:
         return True
+    if isinstance(w, ir.Argument) and isinstance(base, ir.Argument) and (
+            (min(w.index, base.index), max(w.index, base.index)) in disjoint):
+        return False
     if is_allocated_object(w) or is_allocated_object(base):
         return False  # a fresh allocation aliases nothing else
     if isinstance(w, ir.GlobalVariable) and isinstance(base, ir.GlobalVariable):
@@ -245,8 +250,13 @@ Written = ir.Value | frozenset[ir.Value] | None
 class MemoryWrites:
     """The writing instructions of one function and the objects they may write."""
 
-    def __init__(self, fn: ir.Function) -> None:
+    def __init__(self, fn: ir.Function,
+                 disjoint: frozenset[tuple[int, int]] = frozenset()) -> None:
+        """``disjoint``: pairs of argument indices (``k < j``) that point into different
+        objects in every call this analysis serves (a derivative made for call sites
+        that pass two distinct buffers: :func:`irgrad.analysis.distinct_arguments`)."""
         self.fn = fn
+        self.disjoint = disjoint
         # (writing instruction, what it may write: one underlying object, the set of
         # objects a phi or select of pointers may be based on, or None for anything)
         self.writes: list[tuple[ir.Instruction, Written]] = []
@@ -333,7 +343,8 @@ class MemoryWrites:
         oa, ob = _object_set(a), _object_set(b)
         if oa is None or ob is None:
             return True
-        return any(_objects_may_alias(x, y, self._uncaptured) for x in oa for y in ob)
+        return any(_objects_may_alias(x, y, self._uncaptured, self.disjoint)
+                   for x in oa for y in ob)
 
     def may_be_overwritten(self, pointer: ir.Value, after: ir.Instruction | None = None,
                            size: int | None = None, tbaa: str | None = None) -> bool:
@@ -368,7 +379,8 @@ class MemoryWrites:
                         at, size, other, store_size(inst.value.type)):
                     continue
             targets = w if isinstance(w, frozenset) else (w,)
-            if any(_objects_may_alias(t, b, self._uncaptured) for t in targets for b in bases):
+            if any(_objects_may_alias(t, b, self._uncaptured, self.disjoint)
+                   for t in targets for b in bases):
                 return True
         return False
 

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
 # keys of FnConfig.extra
 TAPE_IN_BUFFER_KEY = "tape_in_buffer"  # split mode: the tape is written to a caller buffer
 NOT_OVERWRITTEN_KEY = "not_overwritten"  # split mode: argument indices whose memory is kept
+# pairs (k, j), k < j, of pointer arguments that every call site served passes into
+# different objects (irgrad.analysis.distinct_arguments): the derivative may assume that
+# stores through the one leave what it reads through the other alone
+DISTINCT_ARGUMENTS_KEY = "distinct_arguments"
 # split mode between derivatives irgrad made: the callee pushes its tape onto the caller's
 # byte stack (one more parameter, the caller's tape state) instead of a malloc of its own
 TAPE_ON_CALLER_STACK_KEY = "tape_on_caller_stack"

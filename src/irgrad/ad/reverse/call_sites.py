@@ -9,11 +9,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, DiffeType, FnConfig
+from irgrad.ad.core.config import (
+    DISTINCT_ARGUMENTS_KEY,
+    NOT_OVERWRITTEN_KEY,
+    DerivativeMode,
+    DiffeType,
+    FnConfig,
+)
 from irgrad.ad.core.diagnostics import source_location_of, variadic_callee_message
 from irgrad.ad.core.signatures import returns_shadow
 from irgrad.ad.reverse.tape import on_caller_stack
 from irgrad.analysis.activity import has_float, holds_pointers
+from irgrad.analysis.distinct_arguments import distinct_argument_pairs
 from irgrad.analysis.known_functions import callee_name, is_free, is_inactive_call
 from irgrad.analysis.memory_writes import MemoryWrites
 from irgrad.analysis.underlying_objects import underlying_object
@@ -166,6 +173,37 @@ def kept_arguments(gu: GradientUtils, call: ir.CallBase) -> tuple[int, ...]:
     return tuple(out)
 
 
+def distinct_arguments(gu: GradientUtils, args: tuple[ir.Value, ...] | list[ir.Value],
+                       fn: ir.Function | None = None) -> tuple[tuple[int, int], ...]:
+    """The pairs of ``args`` (one call's, in the callee derivative's order) that point
+    into different objects: the callee's derivative may assume stores through the one
+    leave the other's memory alone (:mod:`irgrad.analysis.distinct_arguments`; pairs of
+    this derivative's own arguments count when its call sites passed them distinct).
+    With the callee ``fn``: only pairs it writes through (one of the two, or anything),
+    so that callees that only read get one derivative for all their call sites."""
+    known = frozenset(dict(gu.config.extra).get(DISTINCT_ARGUMENTS_KEY, ()))  # type: ignore[arg-type]
+    pairs = distinct_argument_pairs(args, known)
+    if not pairs or fn is None:
+        return pairs
+    writes = _callee_writes(gu, fn)
+    if any(w is None for _, w in writes.writes):
+        return pairs
+    written = {t for _, w in writes.writes
+               for t in (w if isinstance(w, frozenset) else (w,))}
+    return tuple((k, j) for k, j in pairs
+                 if any(i < len(fn.args) and fn.args[i] in written for i in (k, j)))
+
+
+def _callee_writes(gu: GradientUtils, fn: ir.Function) -> MemoryWrites:
+    """``fn``'s writes (memoized for the whole synthesis)."""
+    memo: dict[ir.Function, MemoryWrites] = gu.ctx.analyses.setdefault(  # type: ignore[assignment]
+        "memory_writes_of_callees", {})
+    writes = memo.get(fn)
+    if writes is None:
+        writes = memo[fn] = MemoryWrites(fn)
+    return writes
+
+
 def rereadable_arguments(gu: GradientUtils, call: ir.CallBase, fn: ir.Function
                          ) -> tuple[int, ...]:
     """Of :func:`kept_arguments`, those ``fn`` itself never writes through: only there
@@ -174,11 +212,7 @@ def rereadable_arguments(gu: GradientUtils, call: ir.CallBase, fn: ir.Function
     kept = kept_arguments(gu, call)
     if not kept:
         return kept
-    memo: dict[ir.Function, MemoryWrites] = gu.ctx.analyses.setdefault(  # type: ignore[assignment]
-        "memory_writes_of_callees", {})
-    writes = memo.get(fn)
-    if writes is None:
-        writes = memo[fn] = MemoryWrites(fn)
+    writes = _callee_writes(gu, fn)
     if any(w is None for _, w in writes.writes):
         return ()
     written = {t for _, w in writes.writes
@@ -239,6 +273,7 @@ __all__ = [
     "augmented_calls",
     "call_config",
     "describe_call",
+    "distinct_arguments",
     "emit_augmented",
     "is_active_call",
     "kept_arguments",

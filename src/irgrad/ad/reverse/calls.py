@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.config import (
+    DISTINCT_ARGUMENTS_KEY,
     NOT_OVERWRITTEN_KEY,
     TAPE_ON_CALLER_STACK_KEY,
     DerivativeMode,
@@ -47,6 +48,7 @@ from irgrad.ad.reverse.call_sites import (
     AugmentedCall,
     augmented_calls,
     call_config,
+    distinct_arguments,
     emit_augmented,
     is_active_call,
     kept_arguments,
@@ -123,6 +125,8 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
             config = replace(config, extra=(*config.extra, (TAPE_ON_CALLER_STACK_KEY, True)))
     elif kept := rereadable_arguments(gu, call, fn):  # re-read in the callee's reverse
         config = replace(config, extra=(*config.extra, (NOT_OVERWRITTEN_KEY, kept)))
+    if not custom and (distinct := distinct_arguments(gu, call.args, fn)):
+        config = replace(config, extra=(*config.extra, (DISTINCT_ARGUMENTS_KEY, distinct)))
     if not custom and config.return_type is not DiffeType.DUP and \
             cheap_call_is_exact(gu, call, fn):
         return

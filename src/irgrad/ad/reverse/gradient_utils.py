@@ -11,7 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from irgrad import ir
-from irgrad.ad.core.config import NOT_OVERWRITTEN_KEY, DerivativeMode, FnConfig
+from irgrad.ad.core.config import (
+    DISTINCT_ARGUMENTS_KEY,
+    NOT_OVERWRITTEN_KEY,
+    DerivativeMode,
+    FnConfig,
+)
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import no_shadow_message, source_location_of, value_text
 from irgrad.ad.core.function_shadows import shadow_of_constant
@@ -85,7 +90,8 @@ class GradientUtils:
             self.orig, [t.is_active or k in internal for k, t in enumerate(config.arg_types)],
             policy=REVERSE_POLICY, return_active=config.return_type.is_active,
             types=self.types, globals_=self.globals)
-        self.memory_writes = MemoryWrites(self.orig)
+        self.memory_writes = MemoryWrites(self.orig, frozenset(
+            dict(config.extra).get(DISTINCT_ARGUMENTS_KEY, ())))  # type: ignore[arg-type]
         self.vmap: dict[ir.Value, ir.Value] = {}
         self.orig_of_new: dict[ir.Value, ir.Value] = {}
         self.block_of_new: dict[ir.BasicBlock, ir.BasicBlock] = {}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.config import (
+    DISTINCT_ARGUMENTS_KEY,
     NOT_OVERWRITTEN_KEY,
     TAPE_ON_CALLER_STACK_KEY,
     DerivativeMode,
@@ -31,6 +32,7 @@ from irgrad.ad.reverse.call_sites import (
     AugmentedCall,
     call_config,
     describe_call,
+    distinct_arguments,
     emit_augmented,
     kept_arguments,
 )
@@ -59,6 +61,7 @@ def forward_indirect_call(gu: GradientUtils, call: ir.CallBase) -> None:
     args = (fp, *call.args)
 
     kept = tuple(k + 1 for k in kept_arguments(gu, call))  # the dispatcher's arguments
+    distinct = distinct_arguments(gu, args)
 
     def make_config(d: ir.Function, open_default: bool) -> FnConfig:
         fixed = {0: DiffeType.DUP if open_default else DiffeType.CONST}
@@ -68,6 +71,8 @@ def forward_indirect_call(gu: GradientUtils, call: ir.CallBase) -> None:
         extra = [*config.extra, (TAPE_ON_CALLER_STACK_KEY, True)]
         if kept:
             extra.append((NOT_OVERWRITTEN_KEY, kept))
+        if distinct:
+            extra.append((DISTINCT_ARGUMENTS_KEY, distinct))
         return replace(config, extra=tuple(extra))
 
     try:
