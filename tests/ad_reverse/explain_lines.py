@@ -24,7 +24,8 @@ def marked_loads(text: str, source: str, marker: str, kind: str = "load double"
     line = next(k for k, ln in enumerate(source.splitlines(), 1) if marker in ln)
     where = f"prog.c:{line}:"
     cached, _, recomputed = text.partition("recomputed in the reverse pass")
-    taped = [ln for ln in cached.splitlines() if where in ln and kind in ln]
+    taped = [ln for ln in cached.splitlines() if where in ln and kind in ln
+             and "copy of the range read by" not in ln]  # (a copy's bytes, listed too)
     lines = recomputed.splitlines()
     rest = [(ln, lines[k + 1] if k + 1 < len(lines) else "") for k, ln in enumerate(lines)
             if where in ln and kind in ln]

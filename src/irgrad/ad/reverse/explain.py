@@ -220,6 +220,17 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
             for v in frame.values:
                 where, text = _where(gu, v)
                 report.cached.append(CachedValue(str(where), text, alloc_size(v.type), notes))
+    if gu.loops.snapshots is not None:
+        notes_of: dict[Loop, LoopNote] = {}
+        for snap in gu.loops.snapshots.copies():
+            # a range copied onto the tape once per execution of the outer loop: its
+            # elements are counted per iteration of the inner one
+            inner = _loop_notes(gu, snap.inner.loop, notes_of)[:1]
+            around = _loop_notes(gu, snap.outer.loop.parent, notes_of)
+            where, text = _where(gu, snap.load)
+            report.cached.append(CachedValue(
+                str(where), "copy of the range read by " + text,
+                alloc_size(snap.element) * snap.step, inner + around))
     found: dict[tuple[SourceLocation, str], str] = {}  # (where, text) -> why, first kind wins
     planner = gu.planner
     decided = [*((key, "recomputed") for key in planner.recomputed_keys()),

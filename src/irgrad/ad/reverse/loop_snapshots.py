@@ -19,12 +19,12 @@ A load ``L`` is *snapshot* when
 * nothing in ``I`` may write the memory ``L`` reads: in an array of structs, stores to
   other fields (``p[i].ax += ...`` while ``p[j].x`` is read) do not count.
 
-The forward pass then copies the range ``L`` reads into a buffer at the end of ``I``'s
-preheader (``malloc`` + ``memcpy``, once per execution of ``I``; the loads of one range,
-such as several fields of the same elements, share the copy), and the reverse of
-iteration ``k`` of ``J`` reads element ``k * step`` of it (at the field's offset). The
-buffer is freed at the head of the preheader's reverse, which runs once the reverse of
-``I`` is done.
+The forward pass then copies the range ``L`` reads onto the tape at the end of ``I``'s
+preheader (a block of run-time size pushed onto the byte stack, no ``malloc``: once per
+execution of ``I``; the loads of one range, such as several fields of the same elements,
+share the copy), and the reverse of iteration ``k`` of ``J`` reads element ``k * step`` of
+it (at the field's offset). The head of the preheader's reverse, which runs once the
+reverse of ``I`` is done, pops it.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Snapshot:
     step: int
     extend: str | None  # "sext" / "zext" of the induction variable, or None
     offset: int  # bytes into the element (a struct field's), 0 for the element itself
-    buffer: ir.Value | None = None  # the forward malloc (made on first use)
+    buffer: ir.Value | None = None  # the copy's offset on the tape (made on first use)
 
 
 class LoopSnapshots:
@@ -83,6 +83,16 @@ class LoopSnapshots:
         if snap is None or not snap.inner.loop.contains(orig_block):
             return None
         return snap
+
+    def copies(self) -> list[Snapshot]:
+        """One snapshot per copy made (the loads sharing a copy give the first)."""
+        seen: set[int] = set()
+        out: list[Snapshot] = []
+        for snap in self._found.values():
+            if snap is not None and snap.buffer is not None and id(snap.buffer) not in seen:
+                seen.add(id(snap.buffer))
+                out.append(snap)
+        return out
 
     # -- analysis -----------------------------------------------------------------------
     def _analyze(self, load: ir.LoadInst) -> Snapshot | None:
@@ -174,7 +184,8 @@ class LoopSnapshots:
             snap.buffer = self._copies[key]
         assert snap.buffer is not None and snap.inner.counter is not None
         b = gu.head_builder(orig_block)
-        buf = gu.lookup(snap.buffer, orig_block)
+        tape = gu.ensure_tape()
+        buf = tape.block_address(b, gu.lookup(snap.buffer, orig_block))
         k = b.load(ir.i64, snap.inner.counter, name=gu.fresh("k"))
         at = k if snap.step == 1 else b.mul(k, ir.ConstantInt(ir.i64, snap.step))
         slot = b.gep(snap.element, buf, [at], name=gu.fresh("snap.at"))
@@ -183,8 +194,8 @@ class LoopSnapshots:
         return b.load(snap.load.type, slot, name=gu.fresh((snap.load.name or "v") + ".snap"))
 
     def _copy(self, snap: Snapshot) -> None:
-        """Forward: copy the range at the end of ``I``'s preheader. Reverse: free it at the
-        head of the preheader's reverse."""
+        """Forward: copy the range onto the tape at the end of ``I``'s preheader; the
+        preheader's reverse pops it (:meth:`Tape.push_block`)."""
         gu = self.gu
         entering = snap.outer.entering
         term = gu.forward_block(entering).terminator
@@ -198,8 +209,7 @@ class LoopSnapshots:
         count = b.add(last, ir.ConstantInt(ir.i64, 1))
         positive = b.icmp("sgt", tc, zero)
         nbytes = b.select(positive, b.mul(count, ir.ConstantInt(ir.i64, size)), zero)
-        malloc = gu.libc("malloc", ir.FunctionType(ir.ptr, [ir.i64]))
-        buf = b.call(malloc, [nbytes], name=gu.fresh("snap"))
+        buf, offset = gu.ensure_tape().push_block(entering, b, nbytes, name="snap")
         start = gu.primal(snap.iv.start)
         if snap.extend == "sext":
             start = b.sext(start, ir.i64)
@@ -209,10 +219,7 @@ class LoopSnapshots:
         # the intrinsic, not libc's memcpy: a derivative differentiated again (a Hessian
         # by forward over reverse) copies the tangents with it
         b.memcpy(buf, first, nbytes)
-        snap.buffer = buf
-        rev = gu.head_builder(entering)
-        free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
-        rev.call(free, [gu.lookup(buf, entering)])
+        snap.buffer = offset
 
 
 def _field_of(ptr: ir.Value) -> tuple[ir.Value, int]:

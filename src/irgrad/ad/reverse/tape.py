@@ -92,6 +92,8 @@ class Tape:
         if not self.on_caller_stack:
             b.store(ir.ConstantAggregateZero(self.state_type), self.state)
         self.defers = False  # this derivative defers shadow frees to the end
+        # blocks whose forward pass pushes a block of run-time size (push_block)
+        self.block_pushers: set[ir.BasicBlock] = set()
         self.starts_on_stack = not self.on_caller_stack and _stack_buffer_safe(gu)
         if self.starts_on_stack:
             buf = b.alloca(ir.ArrayType(STACK_BUFFER_BYTES, ir.i8), align=16,
@@ -120,6 +122,37 @@ class Tape:
         load = b.load(value.type, slot, align, name=self.gu.fresh("tape.v"))
         frame.loads.append(load)
         return load
+
+    def push_block(self, orig_block: ir.BasicBlock, b: IRBuilder, nbytes: ir.Value,
+                   name: str = "block") -> tuple[ir.Value, ir.Value]:
+        """Reserve ``nbytes`` (an ``i64`` computed at run time) on the stack at ``b``, in
+        forward ``orig_block`` before the block's frame is pushed; pop them at the head of
+        ``rev.<orig_block>``, right after the frame. Returns the forward address of the
+        bytes and their offset from the stack's base (the stack may move as it grows: the
+        reverse pass finds them at ``base + offset``, :meth:`block_address`)."""
+        if orig_block not in self.frames:  # the frame's pop comes first at rev.B's head
+            sub, frame_ptr = pop_frame(self.gu.head_builder(orig_block), self.state, 0)
+            self.frames[orig_block] = _Frame(sub, frame_ptr)
+        # whole grains: the frames pushed after these stay aligned
+        mask = ir.ConstantInt(ir.i64, 15)
+        rounded = b.and_(b.add(nbytes, mask), ir.ConstantInt(ir.i64, -16))
+        offset = b.load(ir.i64, b.struct_gep(self.state_type, self.state, 1),
+                        name=self.gu.fresh(name + ".at"))
+        ptr = b.call(tape_push_function(self.gu.module), [self.state, rounded],
+                     name=self.gu.fresh(name))
+        self.block_pushers.add(orig_block)
+        rev = self.gu.head_builder(orig_block)
+        at = self.gu.lookup(offset, orig_block)
+        sp_slot = rev.struct_gep(self.state_type, self.state, 1)
+        # (several blocks pushed in one block: the lowest offset wins, in any order)
+        rev.store(rev.call_intrinsic("llvm.umin.i64", ir.i64, [rev.load(ir.i64, sp_slot), at]),
+                  sp_slot)
+        return ptr, offset
+
+    def block_address(self, b: IRBuilder, offset: ir.Value) -> ir.Value:
+        """In the reverse pass: the bytes :meth:`push_block` reserved at ``offset``."""
+        return b.gep(ir.i8, b.load(ir.ptr, self.state), [offset],
+                     name=self.gu.fresh("block"))
 
     def slot_loads(self, value: ir.Value) -> list[ir.LoadInst]:
         """The reverse pass's reads of the slots that hold ``value``."""
@@ -166,8 +199,10 @@ class Tape:
             assert lp is not None
             own[lp] = own.get(lp, 0) + (frame.size + grain - 1) // grain * grain
         for h, root in list(roots.items()):
-            # a callee pushing onto this stack inside the nest would eat its reservation
-            if any(blk in self.sharing_blocks for blk in root.loop.blocks) or \
+            # a callee pushing onto this stack inside the nest, or a block of run-time
+            # size pushed there, would eat its reservation
+            if any(blk in self.sharing_blocks or blk in self.block_pushers
+                   for blk in root.loop.blocks) or \
                     not self._reserve(root, own):
                 del roots[h]
         for orig_block, frame in self.frames.items():
@@ -269,7 +304,8 @@ class Tape:
             e.store(ir.ConstantAggregateZero(LIST_TYPE), lst)
             e.store(lst, e.struct_gep(self.state_type, self.state, LIST_FIELD))
             b.call(drain_frees_function(self.gu.module), [lst])
-        if (not self.frames and not self.sharing_blocks) or self.on_caller_stack:
+        if (not self.frames and not self.sharing_blocks and not self.block_pushers) \
+                or self.on_caller_stack:
             return  # nothing pushed, or the caller's stack (its owner releases it)
         b.call(tape_release_function(self.gu.module), [self.state])
 
