@@ -20,31 +20,10 @@ from typing import Any
 
 import pytest
 from explain_lines import marked_loads, report_of
+from matrix_vector_driver import HEADER, driver
 from reverse_dot_product import check_program
 
-HEADER = """
-#include <stdlib.h>
-extern int enzyme_dup, enzyme_const;
-void __enzyme_autodiff(void *, ...);
-int N = 3, ITERS = 3; /* trip counts the optimizer cannot fold */
-"""
-DRIVER = """
-void primal(const double *in, double *y) {
-  double a[9], x[6];
-  for (int k = 0; k < 9; k++) a[k] = in[k % 6] * (k % 4 == 0 ? 1.5 : 0.4);
-  for (int k = 0; k < 6; k++) x[k] = in[(k + 2) % 6];
-  y[0] = f(a, x, N);
-}
-void grad(const double *in, double *din, double *y, double *dy) {
-  double a[9], da[9] = {0}, x[6], dx[6] = {0};
-  for (int k = 0; k < 9; k++) a[k] = in[k % 6] * (k % 4 == 0 ? 1.5 : 0.4);
-  for (int k = 0; k < 6; k++) x[k] = in[(k + 2) % 6];
-  __enzyme_autodiff((void *)f, enzyme_dup, a, da, enzyme_dup, x, dx, enzyme_const, N);
-  for (int k = 0; k < 9; k++) din[k % 6] += dy[0] * da[k] * (k % 4 == 0 ? 1.5 : 0.4);
-  for (int k = 0; k < 6; k++) din[(k + 2) % 6] += dy[0] * dx[k];
-  primal(in, y);
-}
-"""
+DRIVER = driver(1.5, 0.4)
 
 # name -> (program defining f(a, x, n), is the x[j] load (READ) read from a copy?)
 PROGRAMS: dict[str, tuple[str, bool]] = {
