@@ -21,12 +21,12 @@ treat the pair as not aliasing (:class:`irgrad.analysis.memory_writes.MemoryWrit
 from __future__ import annotations
 
 from irgrad import ir
-from irgrad.analysis.underlying_objects import is_allocated_object, underlying_objects
+from irgrad.analysis.underlying_objects import is_allocated_object, object_set
 
 
-def _objects(pointer: ir.Value) -> frozenset[ir.Value] | None:
-    objects = underlying_objects(pointer)
-    return frozenset(objects) if objects else None
+def argument_pair(a: ir.Argument, b: ir.Argument) -> tuple[int, int]:
+    """The key of two arguments in a set of pairs: their indices, the smaller first."""
+    return min(a.index, b.index), max(a.index, b.index)
 
 
 def _distinct(a: ir.Value, b: ir.Value, known: frozenset[tuple[int, int]]) -> bool:
@@ -43,7 +43,7 @@ def _distinct(a: ir.Value, b: ir.Value, known: frozenset[tuple[int, int]]) -> bo
     if isinstance(a, ir.GlobalVariable) and isinstance(b, ir.GlobalVariable):
         return True
     if isinstance(a, ir.Argument) and isinstance(b, ir.Argument):
-        return (min(a.index, b.index), max(a.index, b.index)) in known
+        return argument_pair(a, b) in known
     return False
 
 
@@ -54,7 +54,7 @@ def distinct_argument_pairs(args: tuple[ir.Value, ...] | list[ir.Value],
     point into different objects (see the module docstring); ``known``: such pairs of the
     calling function's own arguments."""
     objects: list[frozenset[ir.Value] | None] = [
-        _objects(a) if a.type.is_pointer and not isinstance(a, ir.Constant) else None
+        object_set(a) if a.type.is_pointer and not isinstance(a, ir.Constant) else None
         for a in args]
     pairs: list[tuple[int, int]] = []
     for k, ok in enumerate(objects):
@@ -67,4 +67,4 @@ def distinct_argument_pairs(args: tuple[ir.Value, ...] | list[ir.Value],
     return tuple(pairs)
 
 
-__all__ = ["distinct_argument_pairs"]
+__all__ = ["argument_pair", "distinct_argument_pairs"]

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from irgrad import ir
 from irgrad.analysis.blas import written_arguments
+from irgrad.analysis.distinct_arguments import argument_pair
 from irgrad.analysis.fortran_runtime import fortran_written_arguments
 from irgrad.analysis.frees import guaranteed_free_of, is_captured
 from irgrad.analysis.known_functions import (
@@ -26,8 +27,8 @@ from irgrad.analysis.strided_access import may_overlap, strided_address
 from irgrad.analysis.tbaa import module_tbaa
 from irgrad.analysis.underlying_objects import (
     is_allocated_object,
+    object_set,
     underlying_object,
-    underlying_objects,
 )
 
 _NO_WRITE = object()
@@ -193,20 +194,13 @@ def _written_objects(inst: ir.Instruction) -> frozenset[ir.Value] | None:
             else None)
     else:
         return None
-    objects = _object_set(pointer) if pointer is not None else None
+    objects = object_set(pointer) if pointer is not None else None
     if objects is None:
         return None
     if freeing and any(isinstance(o, ir.LoadInst | ir.CallBase) and not is_allocated_object(o)
                        for o in objects):
         return None  # a pointer read from memory may be any allocation's
     return objects
-
-
-def _object_set(pointer: ir.Value) -> frozenset[ir.Value] | None:
-    """Every object ``pointer`` may be based on (through phis and selects), or None when
-    none is found (a cycle of phis)."""
-    objects = underlying_objects(pointer)
-    return frozenset(objects) if objects else None
 
 
 def _objects_may_alias(w: ir.Value, base: ir.Value, uncaptured: dict[ir.Value, bool],
@@ -216,8 +210,8 @@ def _objects_may_alias(w: ir.Value, base: ir.Value, uncaptured: dict[ir.Value, b
     indices every caller passes pointers into different objects (``(k, j)``, ``k < j``)."""
     if w is base:
         return True
-    if isinstance(w, ir.Argument) and isinstance(base, ir.Argument) and (
-            (min(w.index, base.index), max(w.index, base.index)) in disjoint):
+    if isinstance(w, ir.Argument) and isinstance(base, ir.Argument) and \
+            argument_pair(w, base) in disjoint:
         return False
     if is_allocated_object(w) or is_allocated_object(base):
         return False  # a fresh allocation aliases nothing else
@@ -340,7 +334,7 @@ class MemoryWrites:
     def objects_may_overlap(self, a: ir.Value, b: ir.Value) -> bool:
         """May pointers ``a`` and ``b`` of the function reach the same memory (through
         every base each may have)?"""
-        oa, ob = _object_set(a), _object_set(b)
+        oa, ob = object_set(a), object_set(b)
         if oa is None or ob is None:
             return True
         return any(_objects_may_alias(x, y, self._uncaptured, self.disjoint)
@@ -366,7 +360,7 @@ class MemoryWrites:
         if tbaa is not None:
             writes = [(i, w) for i, w in writes if self._type_may_alias(i, tbaa)]
         # a phi or select of pointers: each base it may have
-        bases = frozenset([base]) if base is not None else _object_set(pointer)
+        bases = frozenset([base]) if base is not None else object_set(pointer)
         if bases is None:
             return bool(writes)
         for inst, w in writes:

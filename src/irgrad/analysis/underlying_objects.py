@@ -64,6 +64,13 @@ def underlying_objects(ptr: ir.Value) -> set[ir.Value]:
     return out
 
 
+def object_set(pointer: ir.Value) -> frozenset[ir.Value] | None:
+    """:func:`underlying_objects` as a frozenset, or None when none is found (a cycle of
+    phis)."""
+    objects = underlying_objects(pointer)
+    return frozenset(objects) if objects else None
+
+
 def is_allocated_object(v: ir.Value | None) -> bool:
     """A stack or heap allocation made by the function itself: like LLVM's ``noalias``
     results, no other pointer of the function aliases it (realloc's old pointer is dead)."""
@@ -72,4 +79,5 @@ def is_allocated_object(v: ir.Value | None) -> bool:
     return isinstance(v, ir.CallInst) and is_allocation(callee_name(v))
 
 
-__all__ = ["is_allocated_object", "is_null_based", "underlying_object", "underlying_objects"]
+__all__ = ["is_allocated_object", "is_null_based", "object_set", "underlying_object",
+           "underlying_objects"]

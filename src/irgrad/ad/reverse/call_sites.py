@@ -185,23 +185,26 @@ def distinct_arguments(gu: GradientUtils, args: tuple[ir.Value, ...] | list[ir.V
     pairs = distinct_argument_pairs(args, known)
     if not pairs or fn is None:
         return pairs
-    writes = _callee_writes(gu, fn)
-    if any(w is None for _, w in writes.writes):
+    written = _written_by(gu, fn)
+    if written is None:
         return pairs
-    written = {t for _, w in writes.writes
-               for t in (w if isinstance(w, frozenset) else (w,))}
     return tuple((k, j) for k, j in pairs
                  if any(i < len(fn.args) and fn.args[i] in written for i in (k, j)))
 
 
-def _callee_writes(gu: GradientUtils, fn: ir.Function) -> MemoryWrites:
-    """``fn``'s writes (memoized for the whole synthesis)."""
+def _written_by(gu: GradientUtils, fn: ir.Function) -> frozenset[ir.Value] | None:
+    """The objects ``fn`` itself may write (its arguments among them), or None when one
+    of its writes may touch anything (:class:`MemoryWrites`, memoized for the whole
+    synthesis)."""
     memo: dict[ir.Function, MemoryWrites] = gu.ctx.analyses.setdefault(  # type: ignore[assignment]
         "memory_writes_of_callees", {})
     writes = memo.get(fn)
     if writes is None:
         writes = memo[fn] = MemoryWrites(fn)
-    return writes
+    if any(w is None for _, w in writes.writes):
+        return None
+    return frozenset(t for _, w in writes.writes
+                     for t in (w if isinstance(w, frozenset) else (w,)))
 
 
 def rereadable_arguments(gu: GradientUtils, call: ir.CallBase, fn: ir.Function
@@ -212,11 +215,9 @@ def rereadable_arguments(gu: GradientUtils, call: ir.CallBase, fn: ir.Function
     kept = kept_arguments(gu, call)
     if not kept:
         return kept
-    writes = _callee_writes(gu, fn)
-    if any(w is None for _, w in writes.writes):
+    written = _written_by(gu, fn)
+    if written is None:
         return ()
-    written = {t for _, w in writes.writes
-               for t in (w if isinstance(w, frozenset) else (w,))}
     return tuple(k for k in kept if k < len(fn.args) and fn.args[k] not in written)
 
 

@@ -19,12 +19,13 @@ A load ``L`` is *snapshot* when
 * nothing in ``I`` may write the memory ``L`` reads: in an array of structs, stores to
   other fields (``p[i].ax += ...`` while ``p[j].x`` is read) do not count.
 
-The forward pass then copies the range ``L`` reads onto the tape at the end of ``I``'s
-preheader (a block of run-time size pushed onto the byte stack, no ``malloc``: once per
-execution of ``I``; the loads of one range, such as several fields of the same elements,
-share the copy), and the reverse of iteration ``k`` of ``J`` reads element ``k * step`` of
-it (at the field's offset). The head of the preheader's reverse, which runs once the
-reverse of ``I`` is done, pops it.
+The forward pass then copies the range ``L`` reads at the end of ``I``'s preheader, once
+per execution of ``I`` (the loads of one range, such as several fields of the same
+elements, share the copy): onto the tape when ``I`` is outermost (a block of run-time
+size pushed onto the byte stack, no ``malloc``), else into a ``malloc`` (see
+:meth:`LoopSnapshots._copy`). The reverse of iteration ``k`` of ``J`` reads element
+``k * step`` of it (at the field's offset); the head of the preheader's reverse, which
+runs once the reverse of ``I`` is done, pops or frees it.
 """
 
 from __future__ import annotations
