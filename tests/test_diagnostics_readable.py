@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from irgrad.toolchain import enzyme_include_dir, find_tool
+from warm_cli import irgrad_command
 
 ROOT = Path(__file__).resolve().parents[1]
 ERROR_PROGRAMS = sorted([*(ROOT / "tests" / "ad_programs" / "errors").glob("*.c"),
@@ -42,7 +42,7 @@ def assert_readable(text: str) -> None:
 
 def _irgrad_opt(ll: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "IRGRAD_DEBUG"}
-    return subprocess.run([sys.executable, "-m", "irgrad", "opt", str(ll), "-S", "-o",
+    return subprocess.run([*irgrad_command(), "opt", str(ll), "-S", "-o",
                            os.devnull], capture_output=True, text=True, timeout=300,
                           check=False, env=env, cwd=ll.parent)
 

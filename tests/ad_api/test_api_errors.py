@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 
 import pytest
+
+from warm_cli import irgrad_command
 
 ERRORS = Path(__file__).parent / "errors"
 CUSTOM_ERRORS = Path(__file__).parents[1] / "ad_custom" / "errors"
@@ -24,7 +25,7 @@ BY_NAME = {s.name: s for s in SOURCES}
 
 def _compile(src: Path, out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "irgrad", "cc", "-g", "-O2", str(src), "-o", str(out), "-lm"],
+        [*irgrad_command(), "cc", "-g", "-O2", str(src), "-o", str(out), "-lm"],
         capture_output=True, text=True, check=False, timeout=300,
     )
 

@@ -33,6 +33,7 @@ from irgrad import ir
 from irgrad.ad.api import lower_enzyme_calls
 from irgrad.ad.core.invoke import has_invokes, nounwind_copy
 from irgrad.toolchain import enzyme_include_dir
+from warm_cli import irgrad_command, irgrad_shell
 
 # one worker builds the whole corpus (a session fixture): the group keeps the other
 # from building it again
@@ -59,14 +60,14 @@ def _case(prog: Path, level: str, route: str, tmp: str) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of compiling (and, if that worked, running) one case."""
     if route == "cc":
         exe = os.path.join(tmp, f"{prog.stem}.{level}.exe")
-        cc = _run([PY, "-m", "irgrad", "cc", f"-I{HERE}", str(prog), f"-{level}", "-o", exe])
+        cc = _run([*irgrad_command(), "cc", f"-I{HERE}", str(prog), f"-{level}", "-o", exe])
         if cc.returncode != 0:
             return cc.returncode, cc.stdout, cc.stderr
         run = _run([exe], timeout=60)
         return run.returncode, run.stdout, run.stderr
     pipe = (
         f"clang++-22 -S -emit-llvm -{level} -Xclang -disable-llvm-passes "
-        f"-fno-discard-value-names -I{HERE} -I{INCLUDE} {prog} -o - | {PY} -m irgrad opt - -S "
+        f"-fno-discard-value-names -I{HERE} -I{INCLUDE} {prog} -o - | {irgrad_shell()} opt - -S "
         "| lli-22"
     )
     run = _run(["bash", "-o", "pipefail", "-c", pipe])

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 
 import pytest
+
+from warm_cli import irgrad_command
 
 # one worker builds the whole corpus (a session fixture): the group keeps the other
 # from building it again
@@ -35,7 +36,7 @@ def _build_and_run(src: Path, route: str, workdir: Path) -> tuple[int, str]:
     if route.startswith("cc"):
         exe = workdir / f"{src.stem}-{route}"
         level = route.split("-")[1]
-        build = _run([sys.executable, "-m", "irgrad", "cc", str(src), f"-{level}",
+        build = _run([*irgrad_command(), "cc", str(src), f"-{level}",
                       "-o", str(exe), "-lm"])
         if build.returncode != 0:
             return build.returncode, "build: " + build.stdout + build.stderr
@@ -45,7 +46,7 @@ def _build_and_run(src: Path, route: str, workdir: Path) -> tuple[int, str]:
                     f"-I{PROGRAMS}", str(src), "-o", "-"])
     if ir_text.returncode != 0:
         return ir_text.returncode, ir_text.stderr
-    lowered = _run([sys.executable, "-m", "irgrad", "opt", "-", "-S"], input=ir_text.stdout)
+    lowered = _run([*irgrad_command(), "opt", "-", "-S"], input=ir_text.stdout)
     if lowered.returncode != 0:
         return lowered.returncode, "opt: " + lowered.stderr
     if re.search(r"@(__)?enzyme_", lowered.stdout):

@@ -19,7 +19,6 @@ import atexit
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -29,6 +28,7 @@ import pytest
 from fwdrev_instrument import instrument
 
 from irgrad.toolchain import enzyme_include_dir
+from warm_cli import irgrad_command
 
 # one worker builds the whole corpus (a session fixture): the group keeps the other
 # from building it again
@@ -86,7 +86,7 @@ def instrumented(prog: Path, level: str) -> tuple[str, int]:
 def run_instrumented(text: str, name: str, level: str) -> subprocess.CompletedProcess[str]:
     path = _workdir() / f"{name}.{level}.ll"
     path.write_text(text)
-    lowered = _run([sys.executable, "-m", "irgrad", "opt", str(path), "-S", f"-{level}"])
+    lowered = _run([*irgrad_command(), "opt", str(path), "-S", f"-{level}"])
     if lowered.returncode != 0:
         return lowered
     return _run(["lli-22", f"--extra-module={runtime_ll()}"], input=lowered.stdout)

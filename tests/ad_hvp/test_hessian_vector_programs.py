@@ -14,13 +14,14 @@ import atexit
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 
 import pytest
+
+from warm_cli import irgrad_command
 
 PROGRAMS = Path(__file__).parent / "programs"
 SOURCES = sorted(PROGRAMS.glob("*.c"))
@@ -36,7 +37,7 @@ def _build_and_run(src: Path, route: str, workdir: Path) -> tuple[int, str]:
     kind, level = route.split("-")
     if kind == "cc":
         exe = workdir / f"{src.stem}-{route}"
-        build = _run([sys.executable, "-m", "irgrad", "cc", str(src), f"-{level}", "-o",
+        build = _run([*irgrad_command(), "cc", str(src), f"-{level}", "-o",
                       str(exe), "-lm"])
         if build.returncode != 0:
             return build.returncode, "build: " + build.stdout + build.stderr
@@ -46,7 +47,7 @@ def _build_and_run(src: Path, route: str, workdir: Path) -> tuple[int, str]:
                     "-disable-llvm-passes", f"-I{PROGRAMS}", str(src), "-o", "-"])
     if ir_text.returncode != 0:
         return ir_text.returncode, ir_text.stderr
-    lowered = _run([sys.executable, "-m", "irgrad", "opt", "-", "-S", f"-{level}"],
+    lowered = _run([*irgrad_command(), "opt", "-", "-S", f"-{level}"],
                    input=ir_text.stdout)
     if lowered.returncode != 0:
         return lowered.returncode, "opt: " + lowered.stderr

@@ -23,11 +23,12 @@ element apart in either order, so it is checked by its numbers only.)
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from reverse_dot_product import check_program
+
+from warm_cli import irgrad_command
 
 HEADER = """
 #include <stdlib.h>
@@ -171,7 +172,7 @@ def test_reverse_loop_vectorizes(tmp_path: Path, name: str, level: str) -> None:
     src.write_text(source_of(name))
     out = tmp_path / f"{name}.ll"
     done = subprocess.run(
-        [sys.executable, "-m", "irgrad", "cc", level, "-march=x86-64-v3", "-fno-unroll-loops",
+        [*irgrad_command(), "cc", level, "-march=x86-64-v3", "-fno-unroll-loops",
          "-S", "-emit-llvm", str(src), "-o", str(out)],
         capture_output=True, text=True, check=False, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -30,6 +30,7 @@ from typing import TypeVar
 import pytest
 
 from irgrad.toolchain import enzyme_include_dir
+from warm_cli import irgrad_command, irgrad_shell
 
 # one worker builds the whole corpus (a session fixture): the group keeps the other
 # from building it again
@@ -73,7 +74,7 @@ def _case(prog: Path, level: str, route: str, tmp: str) -> str:
     lib = _library(prog, os.path.join(tmp, f"{prog.stem}.{level}.{route}.lib.o"))
     if route == "cc":
         exe = os.path.join(tmp, f"{prog.stem}.{level}.exe")
-        cc = _run([PY, "-m", "irgrad", "cc", f"-I{INCLUDE}", str(prog), *([lib] if lib else []),
+        cc = _run([*irgrad_command(), "cc", f"-I{INCLUDE}", str(prog), *([lib] if lib else []),
                    f"-{level}", "-o", exe, "-lm"])
         if cc.returncode != 0:
             return f"irgrad cc failed ({cc.returncode}): {cc.stderr[-2000:]}"
@@ -82,7 +83,7 @@ def _case(prog: Path, level: str, route: str, tmp: str) -> str:
         extra = f" --extra-object={lib}" if lib else ""
         pipe = (
             f"clang-22 -S -emit-llvm -{level} -Xclang -disable-llvm-passes "
-            f"-fno-discard-value-names -I{INCLUDE} {prog} -o - | {PY} -m irgrad opt - -S "
+            f"-fno-discard-value-names -I{INCLUDE} {prog} -o - | {irgrad_shell()} opt - -S "
             f"| lli-22{extra}"
         )
         run = _run(["bash", "-o", "pipefail", "-c", pipe])
@@ -160,7 +161,7 @@ def _expected_error(path: Path) -> str:
 def test_error_program(prog: Path, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     _open_bug(request, prog.stem)
     expected = _expected_error(prog)
-    cc = _run([PY, "-m", "irgrad", "cc", f"-I{INCLUDE}", str(prog), "-O2", "-o",
+    cc = _run([*irgrad_command(), "cc", f"-I{INCLUDE}", str(prog), "-O2", "-o",
                str(tmp_path / "exe"), "-lm"])
     assert cc.returncode == 2, cc.stdout + cc.stderr
     assert expected in cc.stderr

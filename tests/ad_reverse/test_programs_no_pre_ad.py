@@ -15,7 +15,9 @@ import functools
 from pathlib import Path
 
 import pytest
-from test_programs import INCLUDE, PROGRAMS, PY, _run, run_all
+from test_programs import INCLUDE, PROGRAMS, _run, run_all
+
+from warm_cli import irgrad_shell
 
 # one worker builds the whole corpus (a session fixture): the group keeps the other
 # from building it again
@@ -33,7 +35,7 @@ def _case(prog: Path, level: str) -> str:
     pipe = (
         f"clang-22 -S -emit-llvm -{level} -Xclang -disable-llvm-passes "
         f"-fno-discard-value-names -I{INCLUDE} {prog} -o - "
-        f"| {PY} -m irgrad opt - -S --no-pre-ad | lli-22"
+        f"| {irgrad_shell()} opt - -S --no-pre-ad | lli-22"
     )
     run = _run(["bash", "-o", "pipefail", "-c", pipe], timeout=240)
     expected = EXPECTED_ERRORS.get(prog.stem)

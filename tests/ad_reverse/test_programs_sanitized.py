@@ -17,7 +17,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_programs import ALL_PROGRAMS, INCLUDE, PY, _library, _run, run_all
+from test_programs import ALL_PROGRAMS, INCLUDE, _library, _run, run_all
+
+from warm_cli import irgrad_command
 
 # one worker builds the whole corpus (a session fixture): the group keeps the other
 # from building it again
@@ -43,7 +45,7 @@ def _case(prog: Path, level: str, tmp: str) -> str:
     """'' when the sanitized build runs clean and prints OK, else what went wrong."""
     lib = _library(prog, os.path.join(tmp, f"{prog.stem}.{level}.lib.o"))
     exe = os.path.join(tmp, f"{prog.stem}.{level}.san")
-    cc = _run([PY, "-m", "irgrad", "cc", f"-I{INCLUDE}", *SANITIZERS, f"-{level}", str(prog),
+    cc = _run([*irgrad_command(), "cc", f"-I{INCLUDE}", *SANITIZERS, f"-{level}", str(prog),
                *([lib] if lib else []), "-o", exe, "-lm"], timeout=300)
     if cc.returncode != 0:
         return f"irgrad cc failed ({cc.returncode}): {cc.stderr[-2000:]}"

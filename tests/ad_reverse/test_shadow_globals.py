@@ -7,7 +7,6 @@ null dereference. The numbers are checked by the C programs in tests/ad_programs
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from irgrad.analysis.global_activity import global_activity
 from irgrad.errors import DifferentiationError
 from irgrad.ir.printer import print_function
 from irgrad.toolchain import enzyme_include_dir
+from warm_cli import irgrad_command
 
 CLASSIFY = """
 @scratch = internal global [4 x double] zeroinitializer
@@ -134,7 +134,7 @@ def test_pointer_kept_from_an_earlier_call_stops_with_a_message(tmp_path: Path) 
     src = tmp_path / "lazy.c"
     src.write_text(LAZY)
     exe = tmp_path / "lazy"
-    cc = subprocess.run([sys.executable, "-m", "irgrad", "cc", f"-I{enzyme_include_dir()}",
+    cc = subprocess.run([*irgrad_command(), "cc", f"-I{enzyme_include_dir()}",
                          "-O2", str(src), "-o", str(exe)], capture_output=True, text=True,
                         timeout=300, check=False)
     assert cc.returncode == 0, cc.stderr

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from warm_cli import irgrad_command
+
 PY = sys.executable
 
 HIDDEN_READER = r"""
@@ -68,7 +70,7 @@ def test_derivatives_reaching_untyped_copy_stop_at_run_time(level: str,
     src = tmp_path / "hidden_reader.c"
     src.write_text(HIDDEN_READER)
     exe = tmp_path / "hidden_reader"
-    cc = subprocess.run([PY, "-m", "irgrad", "cc", f"-{level}", "-g", str(src), "-o",
+    cc = subprocess.run([*irgrad_command(), "cc", f"-{level}", "-g", str(src), "-o",
                          str(exe)], capture_output=True, text=True, timeout=300, check=False)
     assert cc.returncode == 0, cc.stderr[-3000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=False)

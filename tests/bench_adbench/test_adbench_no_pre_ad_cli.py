@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from irgrad.frontends.driver import parse_cc_args
+from warm_cli import irgrad_command
 
 PROGRAM = r"""
 #include <enzyme/enzyme.h>
@@ -44,7 +44,7 @@ def test_option_maps_to_pipeline_pre_ad(tmp_path: Path) -> None:
 @pytest.mark.parametrize("extra", [[], ["--irgrad-no-pre-ad"]], ids=["pre-ad", "no-pre-ad"])
 def test_no_pre_ad_gives_the_same_gradient(tmp_path: Path, level: str, extra: list[str]) -> None:
     (tmp_path / "f.c").write_text(PROGRAM)
-    cmd = [sys.executable, "-m", "irgrad", "cc", level, *extra, "f.c", "-o", "prog", "-lm"]
+    cmd = [*irgrad_command(), "cc", level, *extra, "f.c", "-o", "prog", "-lm"]
     subprocess.run(cmd, cwd=tmp_path, check=True, capture_output=True, timeout=300)
     out = subprocess.run([str(tmp_path / "prog")], capture_output=True, text=True, check=True)
     got = [float(v) for v in out.stdout.split()]
@@ -59,7 +59,7 @@ def test_no_pre_ad_differentiates_the_unoptimized_ir(tmp_path: Path) -> None:
     (tmp_path / "f.c").write_text(PROGRAM)
 
     def ir(*extra: str) -> str:
-        cmd = [sys.executable, "-m", "irgrad", "cc", "-O0", *extra, "-S", "-emit-llvm", "f.c"]
+        cmd = [*irgrad_command(), "cc", "-O0", *extra, "-S", "-emit-llvm", "f.c"]
         cmd += ["-o", "-"]
         return subprocess.run(cmd, cwd=tmp_path, check=True, capture_output=True, text=True).stdout
 

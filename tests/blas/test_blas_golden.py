@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from warm_cli import irgrad_command
 
 HERE = Path(__file__).resolve().parent
 
@@ -29,7 +30,7 @@ def functions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
                          str(HERE / "work_and_caching.c"), "-o", str(ll)],
                         capture_output=True, text=True)
     assert cc.returncode == 0, cc.stderr
-    opt = subprocess.run([sys.executable, "-m", "irgrad", "opt", "-O0", "-S", str(ll)],
+    opt = subprocess.run([*irgrad_command(), "opt", "-O0", "-S", str(ll)],
                          capture_output=True, text=True)
     assert opt.returncode == 0, opt.stderr
     out: dict[str, str] = {}

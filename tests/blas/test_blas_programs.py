@@ -28,12 +28,13 @@ compiler or library fails the build, it is never skipped."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from warm_cli import irgrad_command
 
 HERE = Path(__file__).resolve().parent
 # program -> (Fortran sources and libraries built with it, how many rule checks it
@@ -52,7 +53,7 @@ _BUILDS: dict[tuple[str, str], Future[subprocess.CompletedProcess[str]]] = {}
 def _compile(prog: str, level: str) -> subprocess.CompletedProcess[str]:
     exe = _BUILD / f"{prog}.{level}"
     return subprocess.run(
-        [sys.executable, "-m", "irgrad", "cc", f"-{level}", "-Wall", "-Werror",
+        [*irgrad_command(), "cc", f"-{level}", "-Wall", "-Werror",
          str(HERE / f"{prog}.c"),
          *(f if f.startswith("-l") else str(HERE / f) for f in PROGRAMS[prog][0]), "-o",
          str(exe), "-lopenblas", "-lm"],

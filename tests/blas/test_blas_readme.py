@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
+
+from warm_cli import irgrad_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,7 @@ def test_readme_blas_program(tmp_path: Path) -> None:
     src = tmp_path / "gn.c"
     src.write_text(blocks[0])
     exe = tmp_path / "gn"
-    cc = subprocess.run([sys.executable, "-m", "irgrad", "cc", "-O2", str(src), "-o",
+    cc = subprocess.run([*irgrad_command(), "cc", "-O2", str(src), "-o",
                          str(exe), "-lopenblas", "-lm"], capture_output=True, text=True,
                         timeout=600)
     assert cc.returncode == 0, cc.stderr

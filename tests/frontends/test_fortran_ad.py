@@ -31,12 +31,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from irgrad.frontends.fortran import compile_fortran
+from warm_cli import irgrad_command
 
 HERE = Path(__file__).resolve().parent / "fortran"
 PROGRAMS = ("allocatable_matmul.f90", "regression.f90", "bead_chain.f90",
@@ -57,7 +57,7 @@ HEAP_CHECKS = {**os.environ, "MALLOC_CHECK_": "3", "MALLOC_PERTURB_": "165"}
 
 
 def _cc(src: Path, level: str, exe: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "irgrad", "cc", level, str(src), "-o", str(exe)],
+    return subprocess.run([*irgrad_command(), "cc", level, str(src), "-o", str(exe)],
                           capture_output=True, text=True, check=False, timeout=600,
                           cwd=exe.parent)
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from warm_cli import irgrad_command
 
 HERE = Path(__file__).resolve().parent / "rust"
 PROGRAMS = {
@@ -34,7 +35,7 @@ LEVELS = ["-O0", "-O1", "-O2", "-O3"]
 
 
 def _build(src: Path, level: str, exe: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "irgrad", "cc", level, str(src), "-o", str(exe)],
+    proc = subprocess.run([*irgrad_command(), "cc", level, str(src), "-o", str(exe)],
                           capture_output=True, text=True, check=False, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
@@ -53,7 +54,7 @@ def test_rust_program_differentiates_the_allocator(tmp_path: Path) -> None:
     writes calls rustc's shims from the synthesized gradient. (At -O0: from -O1 on, LLVM
     may inline the gradient into ``main``, where the primal's own frees would hide it.)"""
     out = tmp_path / "nbody.ll"
-    proc = subprocess.run([sys.executable, "-m", "irgrad", "cc", "-O0", "-S", "-emit-llvm",
+    proc = subprocess.run([*irgrad_command(), "cc", "-O0", "-S", "-emit-llvm",
                            str(PROGRAMS["nbody_vec"]), "-o", str(out)],
                           capture_output=True, text=True, check=False, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]

@@ -1,7 +1,8 @@
 """Building and running the two programs of a generated :class:`Program`.
 
-The AD program goes through ``python -m irgrad cc`` exactly as a user's program would
-(a fresh process, so an abort inside LLVM is an outcome, not the end of the campaign).
+The AD program goes through ``irgrad cc`` as a user's program would, in a process of its
+own (``tests/warm_cli.py``: forked from a server that imported irgrad once), so an abort
+inside LLVM is an outcome, not the end of the campaign.
 With ``sanitize`` it goes through ``irgrad cc -S -emit-llvm -fsanitize=undefined``
 instead (UBSan's checks are inserted by clang's front end, before AD), ``opt-22
 -passes=forceattrs`` gives every defined function LLVM's ``sanitize_address`` attribute
@@ -17,10 +18,14 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+try:  # under pytest, tests/ is on sys.path; `python -m tests.fuzz` runs from the root
+    from warm_cli import irgrad_command
+except ImportError:
+    from tests.warm_cli import irgrad_command
 
 COMPILE_TIMEOUT = 300
 RUN_TIMEOUT = 60
@@ -73,7 +78,7 @@ def compile_ad(source: Path, level: int, out: Path, *, sanitize: bool = False,
                debug: bool = False) -> Compiled:
     """``irgrad cc -O<level>`` of ``source``; the outcome, classified."""
     start = time.perf_counter()
-    irgrad = [sys.executable, "-m", "irgrad", "cc", f"-O{level}", *(["-g"] if debug else [])]
+    irgrad = [*irgrad_command(), "cc", f"-O{level}", *(["-g"] if debug else [])]
     if sanitize:
         ll = out.with_suffix(".ll")
         proc = _run([*irgrad, "-fsanitize=undefined", "-S", "-emit-llvm", str(source),

@@ -5,12 +5,12 @@ memset calls (-fno-builtin) become the intrinsics."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 
 from irgrad import ir
 from irgrad.llvm.memory_libcalls import CHECK, lower_memory_libcalls
+from warm_cli import irgrad_command
 
 HEADER = """
 declare ptr @__memcpy_chk(ptr, ptr, i64, i64)
@@ -91,7 +91,7 @@ def test_the_overflow_check_stays(tmp_path, opt_level: int) -> None:
     src = tmp_path / "box.c"
     src.write_text(OVERFLOW)
     exe = tmp_path / "box"
-    subprocess.run([sys.executable, "-m", "irgrad", "cc", f"-O{opt_level}",
+    subprocess.run([*irgrad_command(), "cc", f"-O{opt_level}",
                     "-D_FORTIFY_SOURCE=2", str(src), "-o", str(exe)], check=True)
     ok = subprocess.run([str(exe), "4"], capture_output=True, text=True)
     assert ok.returncode == 0 and ok.stdout.strip() == "10"
@@ -132,7 +132,7 @@ def test_a_gradient_through_memcpy_under_fno_builtin(tmp_path, opt_level: int) -
     src = tmp_path / "nb.c"
     src.write_text(NO_BUILTIN)
     exe = tmp_path / "nb"
-    subprocess.run([sys.executable, "-m", "irgrad", "cc", f"-O{opt_level}", "-fno-builtin",
+    subprocess.run([*irgrad_command(), "cc", f"-O{opt_level}", "-fno-builtin",
                     str(src), "-o", str(exe), "-lm"], check=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.split() == ["2", "4", "6", "0.5"]

@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from irgrad import ir
 from irgrad.errors import IRParseError
+from warm_cli import irgrad_command
 
 HERE = Path(__file__).parent
 CASES = sorted(HERE.glob("*.ll"))
@@ -50,7 +50,7 @@ def test_cli_reports_without_traceback(path: Path, tmp_path: Path) -> None:
     env = dict(os.environ)
     env.pop("IRGRAD_DEBUG", None)
     res = subprocess.run(
-        [sys.executable, "-m", "irgrad", "opt", str(path), "-S", "-o", str(tmp_path / "o.ll")],
+        [*irgrad_command(), "opt", str(path), "-S", "-o", str(tmp_path / "o.ll")],
         capture_output=True, text=True, check=False, env=env, timeout=120,
     )
     assert res.returncode == 2, res.stderr

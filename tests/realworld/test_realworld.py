@@ -37,6 +37,7 @@ from pathlib import Path
 import pytest
 
 from irgrad.toolchain import enzyme_include_dir
+from warm_cli import irgrad_command, irgrad_shell
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -97,7 +98,7 @@ def _compiler(prog: Path) -> str:
 
 
 def _build_and_run(prog: Path, flags: list[str], exe: Path) -> subprocess.CompletedProcess[str]:
-    cc = _run([PY, "-m", "irgrad", "cc", f"-I{INCLUDE}", f"-I{HERE}", *_flags(prog),
+    cc = _run([*irgrad_command(), "cc", f"-I{INCLUDE}", f"-I{HERE}", *_flags(prog),
                str(prog), *flags, "-o", str(exe), "-lm"])
     assert cc.returncode == 0, f"irgrad cc failed ({cc.returncode}): {cc.stderr[-3000:]}"
     return _run([str(exe)], timeout=300)
@@ -117,7 +118,7 @@ def test_program(prog: Path, level: str, route: str, tmp_path: Path) -> None:
         pipe = (
             f"{_compiler(prog)} -S -emit-llvm {' '.join(flags)} -Xclang -disable-llvm-passes "
             f"-fno-discard-value-names -I{INCLUDE} -I{HERE} {shlex.join(_flags(prog))} "
-            f"{prog} -o - | {PY} -m irgrad opt - -S | lli-22"
+            f"{prog} -o - | {irgrad_shell()} opt - -S | lli-22"
         )
         run = _run(["bash", "-o", "pipefail", "-c", pipe])
     _check(run)
@@ -149,7 +150,7 @@ def test_program_sanitized(prog: Path, sanitizers: str, level: str, tmp_path: Pa
     for p in PROGRAMS if p.suffix == ".c"])
 def test_program_vectorized(prog: Path) -> None:
     pipe = (f"clang-22 -S -emit-llvm -O3 -march=native -ffast-math -w -I{INCLUDE} "
-            f"{shlex.join(_flags(prog))} {prog} -o - | {PY} -m irgrad opt - -S | lli-22")
+            f"{shlex.join(_flags(prog))} {prog} -o - | {irgrad_shell()} opt - -S | lli-22")
     _check(_run(["bash", "-o", "pipefail", "-c", pipe]))
 
 
@@ -171,7 +172,7 @@ def test_error_program(prog: Path, tmp_path: Path) -> None:
     assert m is not None, prog
     expected = m.group(1).strip()
     line = next(k for k, ln in enumerate(text.splitlines(), 1) if "ERROR-LINE" in ln)
-    cc = _run([PY, "-m", "irgrad", "cc", "-g", "-O2", f"-I{INCLUDE}", *_flags(prog), str(prog),
+    cc = _run([*irgrad_command(), "cc", "-g", "-O2", f"-I{INCLUDE}", *_flags(prog), str(prog),
                "-o", str(tmp_path / "exe"), "-lm"], timeout=300)
     assert cc.returncode == 2, cc.stdout + cc.stderr
     assert "Traceback" not in cc.stderr and " object at 0x" not in cc.stderr, cc.stderr
@@ -190,7 +191,7 @@ def test_callback_from_native_code(level: str, tmp_path: Path) -> None:
     cc = _run(["clang-22", f"-{level}", "-c", str(src / "plugin.c"), "-o", str(plugin)])
     assert cc.returncode == 0, cc.stderr
     exe = tmp_path / "main"
-    cc = _run([PY, "-m", "irgrad", "cc", f"-{level}", str(src / "main.c"), str(plugin), "-o",
+    cc = _run([*irgrad_command(), "cc", f"-{level}", str(src / "main.c"), str(plugin), "-o",
                str(exe), "-lm"])
     assert cc.returncode == 0, cc.stderr[-3000:]
     run = _run([str(exe)], timeout=60)
