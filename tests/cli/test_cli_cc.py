@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from irgrad.llvm import is_bitcode, parse_llvm
@@ -167,3 +171,21 @@ def test_cc_finds_enzyme_header(tmp_path, irgrad) -> None:
     proc = irgrad("cc", "-O2", "-S", "-emit-llvm", "e.c", "-o", "e.ll")
     assert proc.returncode == 0, proc.stderr.decode()
     assert "@__enzyme_autodiff" in (tmp_path / "e.ll").read_text()
+
+
+def test_compile_steps_do_not_load_the_ad_engine(tmp_path: Path) -> None:
+    """A build compiles each source with ``irgrad cc -c``; only the link step
+    differentiates, so the compile steps start without importing the AD engine."""
+    (tmp_path / "a.c").write_text("double sq(double x) { return x * x; }\n")
+    probe = (
+        "import sys\n"
+        "from irgrad.cli import main\n"
+        "code = main(['cc', '-c', '-O2', 'a.c', '-o', 'a.o'])\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith(('irgrad.ad', 'irgrad.pipeline')))\n"
+        "print(code, loaded)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, check=False, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "0 []", proc.stdout
+    assert (tmp_path / "a.o").stat().st_size > 0

@@ -27,10 +27,8 @@ from irgrad.frontends import compile_source
 from irgrad.frontends.build_log import BuildLog
 from irgrad.frontends.cc_args import Invocation, parse_cc_args
 from irgrad.frontends.compile_step import LINE_TABLES, compile_unit, language_flags
-from irgrad.frontends.link_step import run_link
 from irgrad.llvm.debug_info import strip_debug_info
 from irgrad.llvm.objects import emit_assembly
-from irgrad.pipeline import PipelineOptions, explain_sink, run_pipeline
 from irgrad.toolchain import enzyme_include_dir, find_tool, observe_commands
 
 _DRIVERS = {"cc": "clang", "c++": "clang++", "fortran": "flang"}
@@ -49,6 +47,10 @@ def run_cc(argv: Sequence[str], personality: str = "cc") -> int:
             return _compile_only(inv, log, cache)
         if inv.emit_llvm:
             raise UsageError("-emit-llvm needs -c or -S")
+        # the AD engine is imported only by the steps that differentiate: a build's
+        # compile steps (`irgrad cc -c`, once per source file) start without it
+        from irgrad.frontends.link_step import run_link
+
         return run_link(inv, log, cache)
 
 
@@ -72,6 +74,8 @@ def _compile_only(inv: Invocation, log: BuildLog, cache: BuildCache | None) -> i
 
 def _differentiate_unit(inv: Invocation, log: BuildLog, path: Path, lang: str) -> llvm.ModuleRef:
     """One translation unit through the whole pipeline (for -S and -emit-llvm)."""
+    from irgrad.pipeline import PipelineOptions, explain_sink, run_pipeline
+
     line_tables = [] if inv.debug or lang in ("ir", "rust") else [LINE_TABLES]
     with log.stage(f"compile {path} ({lang})"):
         module = compile_source(path, language=lang, opt_level=inv.level,
