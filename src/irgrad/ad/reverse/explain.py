@@ -223,8 +223,8 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
     if gu.loops.snapshots is not None:
         notes_of: dict[Loop, LoopNote] = {}
         for snap in gu.loops.snapshots.copies():
-            # a range copied once per execution of the outer loop (onto the tape, or a
-            # malloc inside a loop): its elements are counted per iteration of the inner one
+            # a range copied onto the tape once per execution of the outer loop: its
+            # elements are counted per iteration of the inner one
             inner = _loop_notes(gu, snap.inner.loop, notes_of)[:1]
             around = _loop_notes(gu, snap.outer.loop.parent, notes_of)
             where, text = _where(gu, snap.load)
