@@ -77,6 +77,9 @@ def _ensure_server() -> str:
         if _server is not None and _server.poll() is None:
             return _socket_path
         directory = tempfile.mkdtemp(prefix="irgrad-warm-")
+        if len(directory) > 90:  # a Unix socket's path holds at most 107 bytes
+            os.rmdir(directory)
+            directory = tempfile.mkdtemp(prefix="irgrad-warm-", dir="/tmp")
         path = os.path.join(directory, "socket")
         proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", path],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
