@@ -42,6 +42,7 @@ class CachedValue:
     text: str  # the instruction, in IR syntax
     bytes: int  # tape bytes per execution of its block
     loops: tuple[LoopNote, ...]  # innermost first
+    heap: bool = False  # a malloc'd copy (a loop snapshot inside a loop), not tape bytes
 
     @property
     def total(self) -> int | None:
@@ -82,14 +83,14 @@ class DerivativeReport:
 
     def static_bytes(self) -> int:
         """Tape bytes whose count is known at compile time."""
-        return sum(c.total or 0 for c in self.cached)
+        return sum(c.total or 0 for c in self.cached if not c.heap)
 
     def runtime_bytes(self) -> dict[tuple[str, ...], int]:
         """The rest of the tape: bytes per iteration of the loops (innermost first) whose
         trip counts are known only at run time (constant trip counts multiplied in)."""
         out: dict[tuple[str, ...], int] = {}
         for c in self.cached:
-            if c.total is not None:
+            if c.total is not None or c.heap:
                 continue
             n = c.bytes
             unknown: list[str] = []
@@ -115,6 +116,9 @@ class DerivativeReport:
                 total = f", {c.total} bytes in all" if c.total is not None and c.loops else ""
                 lines.append(f"    {c.where}: {c.text}")
                 lines.append(f"      {c.bytes} bytes per execution; {loops}{total}")
+                if c.heap:
+                    lines.append("      (a malloc'd block, freed by the reverse of the loop "
+                                 "it was copied before: not counted in the peak tape)")
         if self.recomputed:
             lines.append(f"  recomputed in the reverse pass ({len(self.recomputed)} values):")
             for r in self.recomputed:
@@ -223,14 +227,15 @@ def explain_derivative(gu: GradientUtils) -> DerivativeReport:
     if gu.loops.snapshots is not None:
         notes_of: dict[Loop, LoopNote] = {}
         for snap in gu.loops.snapshots.copies():
-            # a range copied onto the tape once per execution of the outer loop: its
+            # a range copied once per execution of the outer loop (onto the tape, or a
+            # malloc inside a loop, listed but not counted in the tape's peak): its
             # elements are counted per iteration of the inner one
             inner = _loop_notes(gu, snap.inner.loop, notes_of)[:1]
             around = _loop_notes(gu, snap.outer.loop.parent, notes_of)
             where, text = _where(gu, snap.load)
             report.cached.append(CachedValue(
                 str(where), "copy of the range read by " + text,
-                alloc_size(snap.element) * snap.step, inner + around))
+                alloc_size(snap.element) * snap.step, inner + around, heap=not snap.on_tape))
     found: dict[tuple[SourceLocation, str], str] = {}  # (where, text) -> why, first kind wins
     planner = gu.planner
     decided = [*((key, "recomputed") for key in planner.recomputed_keys()),

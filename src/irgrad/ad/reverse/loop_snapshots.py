@@ -21,14 +21,15 @@ A load ``L`` is *snapshot* when
 
 The forward pass then copies the range ``L`` reads at the end of ``I``'s preheader, once
 per execution of ``I`` (the loads of one range, such as several fields of the same
-elements, share the copy), onto the tape: a block of run-time size pushed onto the byte
-stack, no ``malloc`` (:meth:`LoopSnapshots._copy`). The reverse of iteration ``k`` of
-``J`` reads element ``k * step`` of it (at the field's offset); the head of the
-preheader's reverse, which runs once the reverse of ``I`` is done, pops it. The stack may
-move while the forward pass grows it, so the forward pass keeps the block's offset; the
-reverse pass turns it into an address once, where it looks the offset up (ahead of the
-reverse of ``I``, hoisted out of the loops it is invariant in), not in every iteration
-of ``J``: the stack does not move during the reverse pass.
+elements, share the copy): onto the tape when ``I`` is outermost (a block of run-time
+size pushed onto the byte stack, no ``malloc``), else into a ``malloc`` (see
+:meth:`LoopSnapshots._copy`). The reverse of iteration ``k`` of ``J`` reads element
+``k * step`` of it (at the field's offset); the head of the preheader's reverse, which
+runs once the reverse of ``I`` is done, pops or frees it. The stack may move while the
+forward pass grows it, so the forward pass keeps a block's offset; the reverse pass turns
+it into an address once, where it looks the offset up (ahead of the reverse of ``I``,
+hoisted out of the loops it is invariant in), not in every iteration of ``J``: the stack
+does not move during the reverse pass.
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ class Snapshot:
     step: int
     extend: str | None  # "sext" / "zext" of the induction variable, or None
     offset: int  # bytes into the element (a struct field's), 0 for the element itself
-    # the copy (made on first use): its offset on the tape
+    # the copy (made on first use): its offset on the tape, or a malloc'd pointer
     buffer: ir.Value | None = None
+    on_tape: bool = True
 
 
 class LoopSnapshots:
@@ -73,7 +75,7 @@ class LoopSnapshots:
         self.gu = loops.gu
         self._found: dict[ir.LoadInst, Snapshot | None] = {}
         # one copy per range: the fields of one array of structs (p[j].x, p[j].y) share it
-        self._copies: dict[tuple[object, ...], ir.Value] = {}
+        self._copies: dict[tuple[object, ...], tuple[ir.Value, bool]] = {}
         # a copy's address in the reverse pass, by (reverse block, offset)
         self._addresses: dict[tuple[ir.BasicBlock, ir.Value], ir.Value] = {}
 
@@ -187,10 +189,13 @@ class LoopSnapshots:
             if key not in self._copies:
                 self._copy(snap)
                 assert snap.buffer is not None
-                self._copies[key] = snap.buffer
-            snap.buffer = self._copies[key]
+                self._copies[key] = (snap.buffer, snap.on_tape)
+            snap.buffer, snap.on_tape = self._copies[key]
         assert snap.buffer is not None and snap.inner.counter is not None
-        buf = self._address(snap.buffer, orig_block)
+        if snap.on_tape:
+            buf = self._address(snap.buffer, orig_block)
+        else:
+            buf = gu.lookup(snap.buffer, orig_block)
         b = gu.head_builder(orig_block)
         k = b.load(ir.i64, snap.inner.counter, name=gu.fresh("k"))
         at = k if snap.step == 1 else b.mul(k, ir.ConstantInt(ir.i64, snap.step))
@@ -216,7 +221,8 @@ class LoopSnapshots:
 
     def _copy(self, snap: Snapshot) -> None:
         """Forward: copy the range onto the tape at the end of ``I``'s preheader; the
-        preheader's reverse pops it (:meth:`Tape.push_block`)."""
+        preheader's reverse pops it (:meth:`Tape.push_block`). When the preheader is in
+        a loop itself: a malloc, freed by the preheader's reverse."""
         gu = self.gu
         entering = snap.outer.entering
         term = gu.forward_block(entering).terminator
@@ -230,7 +236,18 @@ class LoopSnapshots:
         count = b.add(last, ir.ConstantInt(ir.i64, 1))
         positive = b.icmp("sgt", tc, zero)
         nbytes = b.select(positive, b.mul(count, ir.ConstantInt(ir.i64, size)), zero)
-        buf, kept = gu.ensure_tape().push_block(entering, b, nbytes, name="snap")
+        # on the tape when the outer loop is outermost (a callback's product, once per
+        # call); inside a loop, a malloc freed by the preheader's reverse. On the tape
+        # there, LULESH mini's gradient was 40% slower with glibc's default settings and
+        # as fast with its heap trimming off (GLIBC_TUNABLES=glibc.malloc.trim_threshold=
+        # 268435456): 17x the brk calls, twice the page faults -- the malloc'd copies
+        # happen to keep the heap's top in use while the cycle's blocks come and go
+        snap.on_tape = self.loops.loop_of(entering) is None
+        if snap.on_tape:
+            buf, kept = gu.ensure_tape().push_block(entering, b, nbytes, name="snap")
+        else:
+            malloc = gu.libc("malloc", ir.FunctionType(ir.ptr, [ir.i64]))
+            buf = kept = b.call(malloc, [nbytes], name=gu.fresh("snap"))
         start = gu.primal(snap.iv.start)
         if snap.extend == "sext":
             start = b.sext(start, ir.i64)
@@ -241,6 +258,9 @@ class LoopSnapshots:
         # by forward over reverse) copies the tangents with it
         b.memcpy(buf, first, nbytes)
         snap.buffer = kept
+        if not snap.on_tape:
+            free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
+            gu.head_builder(entering).call(free, [gu.lookup(buf, entering)])
 
 
 def _field_of(ptr: ir.Value) -> tuple[ir.Value, int]:
