@@ -186,16 +186,26 @@ class LoopSnapshots:
         if snap.buffer is None:
             key = (snap.outer.entering, snap.inner.loop.header, snap.base, snap.iv.phi,
                    snap.element, snap.step, snap.extend)
-            if key not in self._copies:
+            fresh = key not in self._copies
+            if fresh:
                 self._copy(snap)
                 assert snap.buffer is not None
                 self._copies[key] = (snap.buffer, snap.on_tape)
             snap.buffer, snap.on_tape = self._copies[key]
+        else:
+            fresh = False
         assert snap.buffer is not None and snap.inner.counter is not None
         if snap.on_tape:
             buf = self._address(snap.buffer, orig_block)
         else:
             buf = gu.lookup(snap.buffer, orig_block)
+            if fresh:
+                # freed by the preheader's reverse, which the reverse of the outer loop's
+                # exit dominates: looked up after the copy's address, the pointer takes
+                # one tape slot for both
+                free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
+                entering = snap.outer.entering
+                gu.head_builder(entering).call(free, [gu.lookup(snap.buffer, entering)])
         b = gu.head_builder(orig_block)
         k = b.load(ir.i64, snap.inner.counter, name=gu.fresh("k"))
         at = k if snap.step == 1 else b.mul(k, ir.ConstantInt(ir.i64, snap.step))
@@ -258,9 +268,6 @@ class LoopSnapshots:
         # by forward over reverse) copies the tangents with it
         b.memcpy(buf, first, nbytes)
         snap.buffer = kept
-        if not snap.on_tape:
-            free = gu.libc("free", ir.FunctionType(ir.void, [ir.ptr]))
-            gu.head_builder(entering).call(free, [gu.lookup(buf, entering)])
 
 
 def _field_of(ptr: ir.Value) -> tuple[ir.Value, int]:
