@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -44,7 +43,6 @@ HERE = Path(__file__).resolve().parent
 PROGRAMS = sorted(HERE.glob("*.cpp"))
 LEVELS = ["O0", "O1", "O2", "O3"]
 ROUTES = ["cc", "opt"]
-PY = sys.executable
 INCLUDE = str(enzyme_include_dir())  # <enzyme/enzyme>: irgrad cc finds it by itself
 
 # (program, level, route) that must be rejected with a clear error instead of running

@@ -20,7 +20,6 @@ import functools
 import os
 import re
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -46,7 +45,6 @@ ERRORS = sorted((ROOT / "tests" / "ad_programs" / "errors").glob("*.c"))
 LEVELS = ["O0", "O1", "O2", "O3"]
 ROUTES = ["cc", "opt"]
 INCLUDE = str(enzyme_include_dir())
-PY = sys.executable
 
 # Programs that do not pass yet (reported; not skipped: their cases still run and fail).
 KNOWN_FAILING: list[str] = []

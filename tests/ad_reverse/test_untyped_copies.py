@@ -16,14 +16,11 @@ written with a type in the code irgrad analyses).
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from warm_cli import irgrad_command
-
-PY = sys.executable
 
 HIDDEN_READER = r"""
 #include <stdio.h>

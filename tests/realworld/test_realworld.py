@@ -31,7 +31,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -68,7 +67,6 @@ def _case(prog: Path, level: str, route: str) -> object:
 
 CASES = [_case(prog, level, "cc") for prog in PROGRAMS for level in LEVELS] + [
     _case(prog, level, "opt") for prog in PROGRAMS for level in OPT_LEVELS]
-PY = sys.executable
 INCLUDE = str(enzyme_include_dir())
 RUN_ENV = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}

@@ -183,6 +183,7 @@ class LoopSnapshots:
         """The load's value in the iteration of ``J`` being reversed, at
         ``rev.<orig_block>``: element ``k * step`` of the copy."""
         gu = self.gu
+        fresh = False  # the copy is made here (its malloc's free is emitted below)
         if snap.buffer is None:
             key = (snap.outer.entering, snap.inner.loop.header, snap.base, snap.iv.phi,
                    snap.element, snap.step, snap.extend)
@@ -192,8 +193,6 @@ class LoopSnapshots:
                 assert snap.buffer is not None
                 self._copies[key] = (snap.buffer, snap.on_tape)
             snap.buffer, snap.on_tape = self._copies[key]
-        else:
-            fresh = False
         assert snap.buffer is not None and snap.inner.counter is not None
         if snap.on_tape:
             buf = self._address(snap.buffer, orig_block)
