@@ -23,6 +23,10 @@ import pytest
 from irgrad.toolchain import enzyme_include_dir, find_tool
 from warm_cli import irgrad_command
 
+# the module-scoped fixture builds every case once: keep the tests on the worker that
+# built them (spread over two workers, both built them all)
+pytestmark = pytest.mark.xdist_group("diagnostics_readable")
+
 ROOT = Path(__file__).resolve().parents[1]
 ERROR_PROGRAMS = sorted([*(ROOT / "tests" / "ad_programs" / "errors").glob("*.c"),
                          *(ROOT / "tests" / "ad_api" / "errors").glob("*.c")])

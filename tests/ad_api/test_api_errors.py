@@ -17,6 +17,10 @@ import pytest
 
 from warm_cli import irgrad_command
 
+# the module-scoped fixture builds every case once: keep the tests on the worker that
+# built them (spread over two workers, both built them all)
+pytestmark = pytest.mark.xdist_group("api_errors")
+
 ERRORS = Path(__file__).parent / "errors"
 CUSTOM_ERRORS = Path(__file__).parents[1] / "ad_custom" / "errors"
 SOURCES = sorted(ERRORS.glob("*.c")) + sorted(CUSTOM_ERRORS.glob("*.c"))

@@ -14,6 +14,10 @@ from adbench import instances
 from adbench.__main__ import main
 from adbench.check import TOL, agreement
 
+# the module-scoped fixture builds every case once: keep the tests on the worker that
+# built them (spread over two workers, both built them all)
+pytestmark = pytest.mark.xdist_group("adbench_runner")
+
 TOOLS = ["irgrad", "manual", "pytorch", "jax"]
 
 

@@ -18,6 +18,10 @@ import pytest
 
 from warm_cli import irgrad_command
 
+# the module-scoped fixture builds every case once: keep the tests on the worker that
+# built them (spread over two workers, both built them all)
+pytestmark = pytest.mark.xdist_group("blas_golden")
+
 HERE = Path(__file__).resolve().parent
 
 
