@@ -11,7 +11,7 @@ stretch of loads itself (``irgrad.ad.reverse.accumulation_order``).
 Every program (written the ways C codes write stencils: swapped buffers, a downward loop,
 a walking pointer, neighbours in a struct array, an in-place sweep) passes the
 dot-product test at -O0..-O3. Where the reverse loop can vectorize it is checked to do so
-at AVX2 width: ``fadd reassoc <4 x double>`` is an adjoint accumulation (primal code has
+at AVX2 width: ``fadd reassoc nsz <4 x double>`` is an adjoint accumulation (primal code has
 no ``reassoc``, and the sweeps are the programs' only loops that accumulate), and no
 accumulation runs two at a time. Before the change the heat equation and the 2-D Jacobi
 sweep (neighbours written left to right) had none; the smoothing written right to left
@@ -177,5 +177,5 @@ def test_reverse_loop_vectorizes(tmp_path: Path, name: str, level: str) -> None:
         capture_output=True, text=True, check=False, timeout=300)
     assert done.returncode == 0, done.stderr
     text = out.read_text()
-    assert "fadd reassoc <4 x double>" in text, f"{name}: no accumulation at AVX2 width"
-    assert "fadd reassoc <2 x double>" not in text, f"{name}: accumulations 2 at a time"
+    assert "fadd reassoc nsz <4 x double>" in text, f"{name}: no accumulation at AVX2 width"
+    assert "fadd reassoc nsz <2 x double>" not in text, f"{name}: accumulations 2 at a time"

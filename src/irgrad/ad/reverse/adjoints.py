@@ -23,15 +23,18 @@ def adjoint_zero(t: ir.Type) -> ir.Value:
     return zero_of(t)
 
 
-def add_values(b: IRBuilder, a: ir.Value, c: ir.Value) -> ir.Value:
+def add_values(b: IRBuilder, a: ir.Value, c: ir.Value, *, nsz: bool = False) -> ir.Value:
     """``a + c`` for floats, float vectors and aggregates of them.
 
     Adjoint accumulation is a sum of contributions in no prescribed order, so the adds are
     ``reassoc``: an adjoint summed over a loop (``dx[j] += l[i] * dy[i]``) becomes a
-    reduction LLVM may vectorize."""
+    reduction LLVM may vectorize.
+
+    ``nsz`` is for adds into shadow memory (:func:`shadow_add`); adds into adjoints held in
+    registers start from -0.0 and need none."""
     t = a.type
     if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
-        return b.fadd(a, c, flags=("reassoc",))
+        return b.fadd(a, c, flags=("reassoc", "nsz") if nsz else ("reassoc",))
     if isinstance(t, ir.ArrayType) or t.is_struct:
         elems = t.elements if t.is_struct else [t.element] * t.count  # type: ignore[attr-defined]
         out = a
@@ -40,9 +43,24 @@ def add_values(b: IRBuilder, a: ir.Value, c: ir.Value) -> ir.Value:
                 continue
             x = b.extract_value(a, [k])
             y = b.extract_value(c, [k])
-            out = b.insert_value(out, add_values(b, x, y), [k])
+            out = b.insert_value(out, add_values(b, x, y, nsz=nsz), [k])
         return out
     return a
 
 
-__all__ = ["add_values", "adjoint_zero", "zero_of"]
+def shadow_add(b: IRBuilder, old: ir.Value, d: ir.Value) -> ir.Value:
+    """``old + d`` for an adjoint added into shadow memory (``*shadow(p) += d``), ``nsz``.
+
+    The sign of a zero derivative means nothing, and the shadows a caller passes are reset
+    to +0.0 (what the caller reads where nothing was accumulated), which is not the
+    identity of IEEE addition. Without ``nsz`` the reverse of an update in place of the
+    caller's data, ``b[i].vx -= e``, is "reset ``dvx`` to +0.0, add the old value's adjoint
+    back": ``dvx = +0.0 + dvx``, which LLVM must keep (it turns -0.0 into +0.0), a load and
+    a store of the same shadow in every iteration of the reverse loop, each waiting on the
+    previous store. With ``nsz`` the add folds and the store of the reloaded value goes.
+    (Adds into register adjoints stay without it: ``nsz`` on them changed nothing that
+    mattered but LLVM's SLP vectorizer's choices, for the worse on an n-body gradient.)"""
+    return add_values(b, old, d, nsz=True)
+
+
+__all__ = ["add_values", "adjoint_zero", "shadow_add", "zero_of"]

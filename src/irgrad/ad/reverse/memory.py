@@ -27,7 +27,7 @@ from irgrad.ad.core.deferred_frees import ALLOCATED
 from irgrad.ad.core.diagnostics import mixed_activity_store_message
 from irgrad.ad.core.function_shadows import constant_has_shadow
 from irgrad.ad.core.shadow_globals import shadow_globals_of, unshadowed_memory
-from irgrad.ad.reverse.adjoints import add_values, adjoint_zero, zero_of
+from irgrad.ad.reverse.adjoints import adjoint_zero, shadow_add, zero_of
 from irgrad.ad.reverse.dynamic_allocas import shadow_heap_alloca
 from irgrad.ad.reverse.memtransfer import (
     forward_memtransfer,
@@ -470,7 +470,7 @@ def reverse_load(gu: GradientUtils, load: ir.LoadInst, b: IRBuilder) -> None:
     sp = gu.lookup_shadow(load.pointer, bb, load)
     old = b.load(t, sp, load.align)
 
-    b.store(add_values(b, old, d), sp, load.align)
+    b.store(shadow_add(b, old, d), sp, load.align)
 
 
 def reverse_store(gu: GradientUtils, store: ir.StoreInst, b: IRBuilder) -> None:

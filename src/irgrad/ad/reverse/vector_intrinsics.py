@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.reverse.adjoints import add_values, zero_of
+from irgrad.ad.reverse.adjoints import shadow_add, zero_of
 from irgrad.ad.rules.emit import splat
 from irgrad.ad.rules.masked import (
     emit_masked_load,
@@ -87,7 +87,7 @@ def _reverse_masked(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
         d = gu.diffe(call, b)
         if acc.kind == "load":
             old = emit_masked_load(b, sp, mask, zero_of(ty), acc.pointer_attrs)
-            emit_masked_store(b, add_values(b, old, d), sp, mask, acc.pointer_attrs)
+            emit_masked_store(b, shadow_add(b, old, d), sp, mask, acc.pointer_attrs)
         else:
             lanewise_add_scatter(b, sp, mask, d, acc.pointer_attrs)
         assert acc.passthru is not None
