@@ -30,8 +30,11 @@ def add_values(b: IRBuilder, a: ir.Value, c: ir.Value, *, nsz: bool = False) -> 
     ``reassoc``: an adjoint summed over a loop (``dx[j] += l[i] * dy[i]``) becomes a
     reduction LLVM may vectorize.
 
-    ``nsz`` is for adds into shadow memory (:func:`shadow_add`); adds into adjoints held in
-    registers start from -0.0 and need none."""
+    ``nsz`` is for adds into shadow memory (:func:`shadow_add`). Adds into adjoints held
+    in registers go without it: they start from -0.0, and where one starts from a +0.0
+    read from a caller's shadow the kept add is a single instruction, not a store in a
+    loop, while ``nsz`` on them made LLVM's SLP vectorizer choose worse (see
+    :func:`shadow_add`)."""
     t = a.type
     if isinstance(t, ir.FloatType) or (isinstance(t, ir.VectorType) and has_float(t)):
         return b.fadd(a, c, flags=("reassoc", "nsz") if nsz else ("reassoc",))
