@@ -138,3 +138,44 @@ def test_forward_and_dot_product(rule: Rule) -> None:
 def test_function_nodes_are_documented() -> None:
     for spec in FUNCTIONS.values():
         assert spec.doc and spec.emit and spec.arity >= 1
+
+
+WITH_CONSTANT_FORMS = [r for r in RULES if r.when_constant]
+
+
+def test_some_rules_have_constant_operand_forms() -> None:
+    assert any(r.name == "fdiv" for r in WITH_CONSTANT_FORMS)
+
+
+@pytest.mark.parametrize("rule", WITH_CONSTANT_FORMS, ids=lambda r: f"{r.kind}:{r.name}")
+def test_constant_operand_forms_match_finite_differences(rule: Rule) -> None:
+    """A ``when_constant`` form is the same derivative as ``partials`` where operand k is a
+    constant: its partials for every other operand match finite differences (with k held
+    fixed at sampled values of either sign), in both modes."""
+    assert rule.primal is not None
+    rng = _rng(rule)
+    for k, forms in rule.when_constant:
+        constants = frozenset({k})
+        assert rule.partials_given(constants) is forms
+        for point in range(POINTS):
+            args = _sample(rule, rng)
+            sign = -1.0 if point % 2 else 1.0
+            args[k] = sign * rng.uniform(1e-3, 1e3) ** rng.choice([-1, 1])
+            env = _env(rule, args)
+            for i in rule.active_operands:
+                if i == k:
+                    continue
+                x = args[i]
+                assert x is not None
+                h = _step(x)
+                plus, minus = list(args), list(args)
+                plus[i], minus[i] = x + h, x - h
+                fd = (float(rule.primal(*plus)) - float(rule.primal(*minus))) / (2 * h)
+                got = forms[i].evaluate(env)
+                assert math.isclose(got, fd, rel_tol=RTOL, abs_tol=ATOL * max(1.0, abs(fd))), (
+                    f"{rule.name} with operand {k} constant: d/d{OPERANDS[i]} at {args} is "
+                    f"{got}, finite differences {fd}"
+                )
+                c = rng.uniform(-2, 2)
+                rev = rule.adjoint(i, constants).evaluate(dict(env, DRET=c))
+                assert math.isclose(rev, c * got, rel_tol=1e-12, abs_tol=1e-300), rule.name

@@ -1,5 +1,5 @@
-; Reverse mode of fdiv: d/dx = dret / y and d/dy = -(dret * (r / y)), reusing the primal
-; quotient %r instead of recomputing x / y**2.
+; Reverse mode of fdiv: d/dx = dret * (1 / y) and d/dy = -(dret * (r * (1 / y))), reusing
+; the primal quotient %r instead of recomputing x / y**2, and one reciprocal for both.
 ; RUN: %irgrad opt %s -S -O0 --no-pre-ad | %filecheck %s
 
 declare { double, double } @__enzyme_autodiff(ptr, ...)
@@ -23,7 +23,8 @@ entry:
 ; CHECK-NEXT: store double -0.000000e+00, ptr %[[SLOT]]
 ; CHECK: %[[INV:[0-9]+]] = fdiv double 1.000000e+00, %y
 ; CHECK-NEXT: fmul double %[[D]], %[[INV]]
-; CHECK: %[[RY:[0-9]+]] = fdiv double %r, %y
+; CHECK: %[[INV2:[0-9]+]] = fdiv double 1.000000e+00, %y
+; CHECK-NEXT: %[[RY:[0-9]+]] = fmul double %r, %[[INV2]]
 ; CHECK-NEXT: %[[T:[0-9]+]] = fmul double %[[D]], %[[RY]]
 ; CHECK-NEXT: fneg double %[[T]]
 ; CHECK-NOT: fmul double %y, %y

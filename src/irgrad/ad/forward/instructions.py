@@ -20,6 +20,8 @@ from irgrad.ad.forward.interleaved_shadows import interleaved_values, interleavi
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_instruction
 from irgrad.ad.rules.emit import (
+    const_value,
+    constant_operands,
     emit_partials,
     fadd,
     fmul,
@@ -320,6 +322,7 @@ class ForwardPass:
         if not active or rule.is_zero_derivative:
             return None
         partials = emit_partials(self.b, rule, operands, result)
+        forms = rule.partials_given(constant_operands(operands))
         total: Tangent | None = None
         for i in active:
             p = partials[i]
@@ -331,7 +334,7 @@ class ForwardPass:
                 t = self._convert_tangent(t, operands[i].type, result.type)
                 p = self._convert_value(p, result.type)
             scaled = self._vec_scale(p, t)
-            if may_be_unbounded(rule.partials[i]):  # a zero tangent contributes 0, not NaN
+            if may_be_unbounded(forms[i]):  # a zero tangent contributes 0, not NaN
                 scaled = ([strong_zero(self.b, x, y) for x, y in zip(t, scaled, strict=True)]
                           if isinstance(t, list) else strong_zero(self.b, t, scaled))  # type: ignore[arg-type]
             total = self._add(total, scaled)
@@ -360,18 +363,23 @@ class ForwardPass:
         self.tangents[inst] = self._add(ta, tc)  # type: ignore[assignment]
 
     def _fdiv(self, inst: ir.Instruction) -> None:
-        """d(x/y) = (dx - r * dy) / y (cheaper than the two partials)."""
+        """d(x/y) = (dx - r * dy) * (1/y) (cheaper than the two partials: one reciprocal,
+        which LLVM hoists out of a loop that divides by an invariant y, and a product per
+        tangent lane); for a nonzero finite constant x = c, d(c/y) = -dy * r * (r * (1/c)),
+        with 1/c folded: no division at all (the rule's ``when_constant`` form)."""
         x, y = inst.operands
         tx, ty_ = self.tangent(x), self.tangent(y)
+        if ty_ is not None and 0 in constant_operands([x]):
+            c = const_value(x)
+            assert c is not None
+            k = self.b.fmul(inst, fp_constant(inst.type, 1.0 / c))
+            self.tangents[inst] = self._vec_scale(self.b.fneg(self.b.fmul(inst, k)), ty_)
+            return
         num = tx
         if ty_ is not None:
             num = self._add(tx, self._vec_scale(self.b.fneg(inst), ty_))
         assert num is not None
-        if isinstance(num, list):
-            self.tangents[inst] = [self.b.fdiv(n, y) for n in num]
-        else:
-            yv = splat(self.b, y, num.type) if num.type != y.type else y
-            self.tangents[inst] = self.b.fdiv(num, yv)
+        self.tangents[inst] = self._vec_scale(self.b.fdiv(fp_constant(y.type, 1.0), y), num)
 
     def _select(self, inst: ir.SelectInst) -> None:
         cond, tv, fv = inst.operands

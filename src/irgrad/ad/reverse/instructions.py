@@ -15,7 +15,7 @@ from irgrad.ad.core.defined_lanes import shuffle_mask
 from irgrad.ad.reverse.adjoints import adjoint_zero
 from irgrad.ad.rules import Rule, lookup_instruction
 from irgrad.ad.rules import expr as E
-from irgrad.ad.rules.emit import emit_adjoint
+from irgrad.ad.rules.emit import constant_operands, emit_adjoint
 from irgrad.ad.rules.sign_bits import flip_sign, sign_bit_operation
 from irgrad.analysis.activity import has_float
 from irgrad.ir.builder import IRBuilder
@@ -41,18 +41,19 @@ def apply_rule(gu: GradientUtils, inst: ir.Instruction, rule: Rule, operands: li
         else:
             env[sym] = gu.lookup_primal(operands["XYZ".index(sym)], bb)
 
+    constants = constant_operands(operands)
     for i in rule.active_operands:
         if i >= len(operands):
             continue
         op = operands[i]
         if not gu.is_varied(op):
             continue
-        adj = rule.adjoint(i)
+        adj = rule.adjoint(i, constants)
         if E.is_zero(adj):
             continue
         for sym in sorted(adj.symbols()):
             bind(sym)
-        gu.add_to_diffe(op, emit_adjoint(b, rule, i, env, d.type), b)
+        gu.add_to_diffe(op, emit_adjoint(b, rule, i, env, d.type, constants), b)
 
 
 def reverse_value_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) -> None:

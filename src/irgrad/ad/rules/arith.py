@@ -21,10 +21,15 @@ def_instruction(
 def_instruction(["fmul"], partials=[Y, X], domain=[(-3.0, 3.0)] * 2, primal=lambda x, y: x * y)
 def_instruction(
     ["fdiv"],
-    partials=[1.0 / Y, -(RESULT / Y)],
+    partials=[1.0 / Y, -(RESULT * (1.0 / Y))],
     domain=[(-3.0, 3.0), (0.5, 3.0)],
     primal=lambda x, y: x / y,
-    notes="d/dy (x/y) = -x/y**2 = -RESULT/y",
+    notes="d/dy (x/y) = -x/y**2 = -RESULT/y, written -RESULT*(1/y): the reciprocal is the "
+    "d/dx partial's too (one division where both operands are active, none per element where "
+    "a loop divides by an invariant y, which LLVM hoists); for a constant numerator c (1/r, "
+    "dt/d, m/sqrt(s)) -RESULT*(RESULT*(1/c)) with 1/c folded: no division at all (the inner "
+    "product is about 1/y, so it overflows only where the partial does)",
+    when_constant={0: [1.0 / Y, -(RESULT * (RESULT * (1.0 / X)))]},
 )
 def_instruction(
     ["frem"],

@@ -364,12 +364,28 @@ def strong_zero(b: IRBuilder, d: ir.Value, scaled: ir.Value) -> ir.Value:
     return b.select(is_zero_d, fp_constant(scaled.type, -0.0), scaled)
 
 
+def constant_operands(operands: Sequence[ir.Value]) -> frozenset[int]:
+    """The operands that are nonzero finite floating-point constants (where a rule's
+    ``when_constant`` partials apply), of types no wider than double: the forms fold
+    constants in Python's double precision, which would be less precise than a
+    ``long double`` operation."""
+    out = set()
+    for k, v in enumerate(operands):
+        c = const_value(v)
+        scalar = v.type.scalar_type
+        if c is not None and c != 0.0 and math.isfinite(c) and \
+                getattr(scalar, "bits", 128) <= 64:
+            out.add(k)
+    return frozenset(out)
+
+
 def emit_adjoint(b: IRBuilder, rule: Rule, i: int, env: Mapping[str, ir.Value],
-                 ty: ir.Type) -> ir.Value:
+                 ty: ir.Type, constants: frozenset[int] = frozenset()) -> ir.Value:
     """Reverse mode: ``DRET * partial_i`` of ``rule`` (``env`` binds DRET and the
-    operands), checked for a zero ``DRET`` where the partial may be infinite."""
-    value = emit_expr(b, rule.adjoint(i), env, ty)
-    if may_be_unbounded(rule.partials[i]):
+    operands; ``constants``: the operands that are nonzero finite constants), checked for
+    a zero ``DRET`` where the partial may be infinite."""
+    value = emit_expr(b, rule.adjoint(i, constants), env, ty)
+    if may_be_unbounded(rule.partials_given(constants)[i]):
         return strong_zero(b, env["DRET"], value)
     return value
 
@@ -397,13 +413,14 @@ def emit_partials(
     """``d result / d operand_i`` for each operand (None where it is inactive or zero)."""
     needs_result = rule.uses_result
     env = rule_env(operands, result if needs_result else None, builder, rule.result_index)
+    partials = rule.partials_given(constant_operands(operands))
     out: list[ir.Value | None] = []
     memo: dict[Expr, ir.Value] = {}
     for i, op in enumerate(operands):
         if i >= rule.arity or i not in rule.active_operands:
             out.append(None)
             continue
-        partial = rule.partials[i]
+        partial = partials[i]
         if isinstance(partial, Const) and partial.value == 0.0:
             out.append(None)
             continue

@@ -9,6 +9,10 @@ twice:
 * reverse mode: ``adjoint_i = DRET * partial_i`` (added into operand i's adjoint);
 * forward mode: ``tangent = sum_i partial_i * d(operand_i)``.
 
+A rule may also give cheaper partials for when one operand is a nonzero finite constant
+(``when_constant``): ``c / y`` has ``d/dy = -RESULT / y = -RESULT * RESULT / c``, a
+multiplication by the folded ``1 / c`` where the general form divides again.
+
 Every rule also carries a Python ``primal`` and a sampling ``domain`` per operand, used by
 ``tests/rules/test_rule_coverage.py`` to check each partial against finite differences.
 """
@@ -54,6 +58,8 @@ class Rule:
     integer operands are sampled as integers in it.
     ``primal``: the operation in Python (takes every operand; pointers are passed None).
     ``helpers``: runtime helpers the emitter must provide (e.g. ``__irgrad_digamma``).
+    ``when_constant``: ``(k, partials)`` pairs: the partials to use instead when operand
+    ``k`` is a nonzero finite constant (checked numerically like ``partials``).
     """
 
     names: tuple[str, ...]
@@ -66,6 +72,7 @@ class Rule:
     result_index: int | None = None
     notes: str = ""
     helpers: tuple[str, ...] = field(default=())
+    when_constant: tuple[tuple[int, tuple[Expr, ...]], ...] = field(default=())
 
     @property
     def name(self) -> str:
@@ -92,11 +99,19 @@ class Rule:
     def partial(self, i: int) -> Expr:
         return self.partials[i]
 
-    def adjoint(self, i: int) -> Expr:
+    def partials_given(self, constants: frozenset[int] = frozenset()) -> tuple[Expr, ...]:
+        """The partials to emit when the operands in ``constants`` are nonzero finite
+        constants: the first ``when_constant`` form that applies, else ``partials``."""
+        for k, forms in self.when_constant:
+            if k in constants:
+                return forms
+        return self.partials
+
+    def adjoint(self, i: int, constants: frozenset[int] = frozenset()) -> Expr:
         """Reverse mode: what to add to operand i's adjoint (``DRET * partial_i``)."""
         if i not in self.active_operands:
             return ZERO
-        return simplify(DRET * self.partials[i])
+        return simplify(DRET * self.partials_given(constants)[i])
 
     def tangent(self) -> Expr:
         """Forward mode: ``sum_i partial_i * D<operand_i>`` (DX, DY, DZ)."""
@@ -185,19 +200,21 @@ def _make(
     result_index: int | None,
     notes: str,
     helpers: Sequence[str],
+    when_constant: dict[int, Sequence[ExprLike]] | None = None,
 ) -> Rule:
     kinds: tuple[OperandKind, ...] = (
         tuple(operand_kinds) if operand_kinds is not None else ("float",) * len(partials)
     )
     if len(partials) != len(kinds) or len(domain) != len(kinds):
         raise ValueError(f"{names[0]}: partials, domain and operand kinds differ in length")
-    exprs = tuple(simplify(as_expr(p)) for p in partials)
-    for i, (k, p) in enumerate(zip(kinds, exprs, strict=True)):
-        if k != "float" and not is_zero(p):
-            raise ValueError(f"{names[0]}: operand {i} is {k} but has a nonzero partial")
-        allowed = {"X", "Y", "Z", "RESULT"}
-        if not p.symbols() <= allowed:
-            raise ValueError(f"{names[0]}: partial {i} uses {sorted(p.symbols() - allowed)}")
+    exprs = _partials(names[0], kinds, partials)
+    forms: list[tuple[int, tuple[Expr, ...]]] = []
+    for k, alt in (when_constant or {}).items():
+        if not 0 <= k < len(kinds) or kinds[k] != "float":
+            raise ValueError(f"{names[0]}: when_constant names operand {k}, not a float one")
+        if len(alt) != len(kinds):
+            raise ValueError(f"{names[0]}: when_constant partials differ in length")
+        forms.append((k, _partials(names[0], kinds, alt)))
     return REGISTRY.add(
         Rule(
             names=tuple(names),
@@ -210,8 +227,21 @@ def _make(
             result_index=result_index,
             notes=notes,
             helpers=tuple(helpers),
+            when_constant=tuple(forms),
         )
     )
+
+
+def _partials(name: str, kinds: tuple[OperandKind, ...], partials: Sequence[ExprLike]
+              ) -> tuple[Expr, ...]:
+    exprs = tuple(simplify(as_expr(p)) for p in partials)
+    for i, (k, p) in enumerate(zip(kinds, exprs, strict=True)):
+        if k != "float" and not is_zero(p):
+            raise ValueError(f"{name}: operand {i} is {k} but has a nonzero partial")
+        allowed = {"X", "Y", "Z", "RESULT"}
+        if not p.symbols() <= allowed:
+            raise ValueError(f"{name}: partial {i} uses {sorted(p.symbols() - allowed)}")
+    return exprs
 
 
 def def_instruction(
@@ -223,10 +253,11 @@ def def_instruction(
     operand_kinds: Sequence[OperandKind] | None = None,
     result_kind: ResultKind = "float",
     notes: str = "",
+    when_constant: dict[int, Sequence[ExprLike]] | None = None,
 ) -> Rule:
     return _make(
         "instruction", opcodes, partials, domain, primal, operand_kinds, result_kind, None,
-        notes, (),
+        notes, (), when_constant,
     )
 
 
