@@ -55,6 +55,17 @@ def _step(x: float) -> float:
     return 1e-6 * max(1.0, abs(x))
 
 
+def _central_difference(rule: Rule, args: list[float | None], i: int) -> float:
+    """d primal / d operand i at ``args`` by central differences."""
+    assert rule.primal is not None
+    x = args[i]
+    assert x is not None
+    h = _step(x)
+    plus, minus = list(args), list(args)
+    plus[i], minus[i] = x + h, x - h
+    return (float(rule.primal(*plus)) - float(rule.primal(*minus))) / (2 * h)
+
+
 def _close(actual: float, expected: float) -> bool:
     return math.isclose(actual, expected, rel_tol=RTOL, abs_tol=ATOL)
 
@@ -100,12 +111,7 @@ def test_partials_match_finite_differences(rule: Rule) -> None:
         args = _sample(rule, rng)
         env = _env(rule, args)
         for i in rule.active_operands:
-            x = args[i]
-            assert x is not None
-            h = _step(x)
-            plus, minus = list(args), list(args)
-            plus[i], minus[i] = x + h, x - h
-            fd = (float(rule.primal(*plus)) - float(rule.primal(*minus))) / (2 * h)
+            fd = _central_difference(rule, args, i)
             got = rule.partials[i].evaluate(env)
             assert _close(got, fd), (
                 f"{rule.name}: d/d{OPERANDS[i]} at {args} is {got}, finite differences {fd}"
@@ -165,12 +171,7 @@ def test_constant_operand_forms_match_finite_differences(rule: Rule) -> None:
             for i in rule.active_operands:
                 if i == k:
                     continue
-                x = args[i]
-                assert x is not None
-                h = _step(x)
-                plus, minus = list(args), list(args)
-                plus[i], minus[i] = x + h, x - h
-                fd = (float(rule.primal(*plus)) - float(rule.primal(*minus))) / (2 * h)
+                fd = _central_difference(rule, args, i)
                 got = forms[i].evaluate(env)
                 assert math.isclose(got, fd, rel_tol=RTOL, abs_tol=ATOL * max(1.0, abs(fd))), (
                     f"{rule.name} with operand {k} constant: d/d{OPERANDS[i]} at {args} is "
