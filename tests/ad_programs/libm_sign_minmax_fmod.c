@@ -1,4 +1,5 @@
-// libm fabs fmax fmin fmod copysign fma: derivatives pick the active branch/operand.
+// libm fabs fmax fmin fmod copysign fma: derivatives pick the active branch/operand;
+// signbit (the float's bits compared as an integer) picks a branch in both modes.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@ extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_dupnoneed;
     }                                                                               \
   } while (0)
 double __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
 typedef struct {
   double d0, d1;
 } Grad2;
@@ -31,6 +33,7 @@ static double f_fmin(double x, double y) { return fmin(x, y); }
 static double f_fmod(double x, double y) { return fmod(x, y); }
 static double f_copysign(double x, double y) { return copysign(x, y); }
 static double f_fma(double x, double y, double z) { return fma(x, y, z); }
+static double f_signbit(double x) { return signbit(x) ? -x * x : x * x * x; }
 
 int main(void) {
   APPROX_EQ(__enzyme_autodiff((void *)f_fabs, -1.5), -1.0, 0.0);
@@ -54,6 +57,10 @@ int main(void) {
   APPROX_EQ(h.d0, -2.0, 0.0);
   APPROX_EQ(h.d1, 1.5, 0.0);
   APPROX_EQ(h.d2, 1.0, 0.0);
+  APPROX_EQ(__enzyme_autodiff((void *)f_signbit, -0.6), 1.2, 1e-15);
+  APPROX_EQ(__enzyme_autodiff((void *)f_signbit, 0.5), 0.75, 1e-15);
+  APPROX_EQ(__enzyme_fwddiff((void *)f_signbit, -0.6, 1.0), 1.2, 1e-15);
+  APPROX_EQ(__enzyme_fwddiff((void *)f_signbit, 0.5, 2.0), 1.5, 1e-15);
   printf("OK\n");
   return 0;
 }

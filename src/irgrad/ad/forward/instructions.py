@@ -404,6 +404,8 @@ class ForwardPass:
         if op == "bitcast" and inst.type.is_integer != ops[0].type.is_integer and not (
             inst.type.is_pointer or ops[0].type.is_pointer
         ) and ops[0].type.is_fp_or_fp_vector:
+            if inst.users and all(isinstance(u, ir.ICmpInst) for u in inst.users):
+                return  # the bits only compared (signbit(x)): no tangent flows through
             raise self.error(inst, "integer operation on an active floating-point value")
         # which operand slots carry differentiable data
         data_slots = {
