@@ -107,6 +107,7 @@ class _FunctionTypeAnalysis:
             self.trees[a] = t
         self.insts = list(fn.instructions())
         self._recurrence: dict[Instruction, bool] = {}
+        self._bounds: dict[Value, int | None] = {}  # see pointee_bound
         # trees of constants (they depend on the constant alone and are never updated)
         self._constants: dict[Value, TypeTree] = {}
         # pure conversions of a value's tree: (value, what) -> (tree version, result)
@@ -159,8 +160,33 @@ class _FunctionTypeAnalysis:
         t = self.trees.get(v)
         if t is None or not tree:
             return  # constants, globals, values of other functions
+        bound = self.pointee_bound(v)
+        if bound is not None:
+            tree = tree.within(bound)
         if t.or_in(tree):
             self.changed = True
+
+    def pointee_bound(self, v: Value) -> int | None:
+        """How many bytes of a stack object of constant size lie at and after pointer
+        ``v`` (an ``alloca`` or a constant offset into one); None when unknown. An access
+        through ``v`` beyond them would be out of bounds, so no type lives there: without
+        this limit a string's pointer to its own inline buffer (``std::string`` in an
+        ``initializer_list`` on the stack) fed each fixed-point step's offsets back into
+        the object a few bytes further, up to the largest offset tracked, and trees of
+        thousands of entries took minutes."""
+        got = self._bounds.get(v, False)
+        if got is not False:
+            return got  # type: ignore[return-value]
+        bound: int | None = None
+        if isinstance(v, AllocaInst) and v.count is None:
+            bound = alloc_size(v.allocated_type)
+        elif isinstance(v, GetElementPtrInst):
+            off, variable, _ = self.gep_offset(v)
+            base = None if variable else self.pointee_bound(v.pointer)
+            if base is not None and 0 <= off <= base:
+                bound = base - off
+        self._bounds[v] = bound
+        return bound
 
     def set_scalar(self, v: Value, ct: ConcreteType) -> None:
         self.update(v, TypeTree.scalar(ct))

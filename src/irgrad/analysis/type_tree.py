@@ -294,6 +294,14 @@ class TypeTree:
                     out[(new, *p[1:])] = ct
         return TypeTree._normalized(out)  # a uniform shift keeps covering relations
 
+    def within(self, size: int) -> TypeTree:
+        """This (pointer) tree without the entries of pointee offsets ``>= size`` (beyond
+        the object it points into); the tree itself when it has none."""
+        if not any(len(p) > 1 and p[1] >= size for p in self.mapping):
+            return self
+        return TypeTree._normalized({p: ct for p, ct in self.mapping.items()
+                                     if len(p) < 2 or p[1] < size})
+
     def lookup(self, offset: int, size: int) -> TypeTree:
         """The bytes ``[offset, offset+size)`` of this (memory) tree as a value tree."""
         return self.shift(offset, size)
