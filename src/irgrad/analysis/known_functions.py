@@ -380,6 +380,10 @@ INACTIVE_FUNCTIONS = InactiveNames(
         "__fprintf_chk", "abort", "exit", "_exit", "__assert_fail", "time", "clock",
         "gettimeofday", "clock_gettime", "rand", "srand", "random", "srandom", "getenv",
         "atoi", "atof", "strlen", "strcmp", "strncmp", "malloc_usable_size", "vsprintf",
+        # byte comparisons (std::string's compare and operator< call memcmp): an integer
+        # from memory they only read
+        "memcmp", "bcmp", "strnlen", "strcasecmp", "strncasecmp", "strcoll", "strspn",
+        "strcspn",
         "vsnprintf", "__chk_fail", "__stack_chk_fail", "__fdelt_chk",
         "__errno_location", "__cxa_guard_acquire", "__cxa_guard_release",
         # numba's helpers of array views: reshape/ravel compute the new view's integer
