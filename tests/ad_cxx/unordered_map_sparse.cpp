@@ -32,25 +32,17 @@ int main() {
   double dvals[9] = {0}, dx[4] = {0};
   __enzyme_autodiff((void*)sparse_energy, enzyme_dup, vals, dvals, enzyme_const, ROWS,
                     enzyme_const, COLS, enzyme_const, 9, enzyme_dup, x, dx);
-  const double h = 1e-6;
-  for (int k = 0; k < 9; ++k) {
-    double keep = vals[k];
-    vals[k] = keep + h;
+  auto central = [&](double* v, int k) {
+    const double h = 1e-6, keep = v[k];
+    v[k] = keep + h;
     double up = energy_of(vals, x);
-    vals[k] = keep - h;
+    v[k] = keep - h;
     double down = energy_of(vals, x);
-    vals[k] = keep;
-    check("d energy / d vals", dvals[k], (up - down) / (2 * h), 1e-7);
-  }
-  for (int i = 0; i < 4; ++i) {
-    double keep = x[i];
-    x[i] = keep + h;
-    double up = energy_of(vals, x);
-    x[i] = keep - h;
-    double down = energy_of(vals, x);
-    x[i] = keep;
-    check("d energy / dx", dx[i], (up - down) / (2 * h), 1e-7);
-  }
+    v[k] = keep;
+    return (up - down) / (2 * h);
+  };
+  for (int k = 0; k < 9; ++k) check("d energy / d vals", dvals[k], central(vals, k), 1e-7);
+  for (int i = 0; i < 4; ++i) check("d energy / dx", dx[i], central(x, i), 1e-7);
   double tvals[9] = {0.3, 0, -1, 0.5, 0, 2, 0, 1, 0.25}, tx[4] = {1, -1, 0.5, 0};
   double t = __enzyme_fwddiff((void*)sparse_energy, enzyme_dup, vals, tvals, enzyme_const,
                               ROWS, enzyme_const, COLS, enzyme_const, 9, enzyme_dup, x, tx);

@@ -60,8 +60,10 @@ def _rewrite(module: ir.Module, call: ir.CallInst, name: str) -> None:
     direct = cmp if isinstance(cmp, ir.Function) and not cmp.is_declaration else None
     size = args[size_at]
     const_size = size.unsigned_value if isinstance(size, ir.ConstantInt) else None
-    body = (_bsearch_body if name == "bsearch" else _sort_body)(
-        module, name, direct, const_size)
+    body_name = _body_name(name, direct, const_size)
+    body = module.get_function(body_name) or (
+        _bsearch_body if name == "bsearch" else _sort_body)(
+        module, body_name, name, direct, const_size)
     b = IRBuilder(position=call)
     b.debug_loc = call.get_metadata("dbg")
     new = b.call(body, args, name=None if call.type.is_void else call.name)
@@ -90,13 +92,9 @@ def _compare(b: IRBuilder, cmp: ir.Value, direct: ir.Function | None, args: list
     return b.call(callee, args[:arity], ft, name="order")
 
 
-def _sort_body(module: ir.Module, kind: str, direct: ir.Function | None,
+def _sort_body(module: ir.Module, name: str, kind: str, direct: ir.Function | None,
                const_size: int | None) -> ir.Function:
     """``void (ptr base, i64 n, i64 size, ptr cmp[, ptr arg])``: bottom-up merge sort."""
-    name = _body_name(kind, direct, const_size)
-    got = module.get_function(name)
-    if got is not None:
-        return got
     with_arg = kind == "qsort_r"
     params = [ir.ptr, _I64, _I64, ir.ptr] + ([ir.ptr] if with_arg else [])
     fn = _new_body(module, name, ir.FunctionType(ir.void, params),
@@ -206,13 +204,9 @@ def _sort_body(module: ir.Module, kind: str, direct: ir.Function | None,
     return fn
 
 
-def _bsearch_body(module: ir.Module, kind: str, direct: ir.Function | None,
+def _bsearch_body(module: ir.Module, name: str, kind: str, direct: ir.Function | None,
                   const_size: int | None) -> ir.Function:
     """``ptr (ptr key, ptr base, i64 n, i64 size, ptr cmp)``: binary search."""
-    name = _body_name(kind, direct, const_size)
-    got = module.get_function(name)
-    if got is not None:
-        return got
     fn = _new_body(module, name, ir.FunctionType(ir.ptr, [ir.ptr, ir.ptr, _I64, _I64, ir.ptr]),
                    ["key", "base", "n", "size", "cmp"])
     key, base, n, size_arg, cmp = fn.args
