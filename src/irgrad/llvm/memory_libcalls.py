@@ -87,8 +87,7 @@ def size_check(module: ir.Module) -> ir.Function:
     b = IRBuilder(entry)
     b.cond_br(b.icmp("ugt", n, size), bad, ok)
     b.position_at_end(bad)
-    fail = module.get_function("__chk_fail") or module.get_or_insert_function(
-        "__chk_fail", ir.FunctionType(ir.void, []))
+    fail = module.get_or_insert_function("__chk_fail", ir.FunctionType(ir.void, []))
     b.call(fail, [])
     b.unreachable()
     b.position_at_end(ok)

@@ -102,13 +102,11 @@ def _sort_body(module: ir.Module, name: str, kind: str, direct: ir.Function | No
     base, n, size_arg, cmp = fn.args[:4]
     extra = [fn.args[4]] if with_arg else []
     size: ir.Value = ir.ConstantInt(_I64, const_size) if const_size is not None else size_arg
-    malloc = module.get_function("malloc") or module.get_or_insert_function(
-        "malloc", ir.FunctionType(ir.ptr, [_I64]))
-    free = module.get_function("free") or module.get_or_insert_function(
-        "free", ir.FunctionType(ir.void, [ir.ptr]))
+    malloc = module.get_or_insert_function("malloc", ir.FunctionType(ir.ptr, [_I64]))
+    free = module.get_or_insert_function("free", ir.FunctionType(ir.void, [ir.ptr]))
     blocks = {k: fn.append_basic_block(k) for k in (
         "entry", "setup", "pass", "run", "merge", "has_right", "compare", "take_left",
-        "take_right", "step", "merged", "pass_done", "finish", "release", "copy_back",
+        "take_right", "step", "merged", "pass_done", "finish", "copy_back", "release",
         "done")}
     zero, one = ir.ConstantInt(_I64, 0), ir.ConstantInt(_I64, 1)
     b = IRBuilder(blocks["entry"])
@@ -125,6 +123,7 @@ def _sort_body(module: ir.Module, name: str, kind: str, direct: ir.Function | No
     width = b.phi(_I64, [(one, blocks["setup"])], name="width")
     src = b.phi(ir.ptr, [(base, blocks["setup"])], name="src")
     dst = b.phi(ir.ptr, [(scratch, blocks["setup"])], name="dst")
+    twice = b.shl(width, one, name="width.next")
     b.br(blocks["run"])
 
     def umin(x: ir.Value, y: ir.Value, label: str) -> ir.Value:
@@ -133,7 +132,8 @@ def _sort_body(module: ir.Module, name: str, kind: str, direct: ir.Function | No
     b.position_at_end(blocks["run"])
     lo = b.phi(_I64, [(zero, blocks["pass"])], name="lo")
     mid = umin(b.add(lo, width), n, "mid")
-    hi = umin(b.add(lo, b.shl(width, one)), n, "hi")
+    span = b.add(lo, twice, name="lo.next")  # where the next pair of runs starts
+    hi = umin(span, n, "hi")
     b.br(blocks["merge"])
 
     b.position_at_end(blocks["merge"])
@@ -174,28 +174,25 @@ def _sort_body(module: ir.Module, name: str, kind: str, direct: ir.Function | No
     b.cond_br(b.icmp("ult", k2, hi), blocks["merge"], blocks["merged"])
 
     b.position_at_end(blocks["merged"])
-    lo2 = b.add(lo, b.shl(width, one), name="lo.next")
-    lo.add_incoming(lo2, blocks["merged"])
-    b.cond_br(b.icmp("ult", lo2, n), blocks["run"], blocks["pass_done"])
+    lo.add_incoming(span, blocks["merged"])
+    b.cond_br(b.icmp("ult", span, n), blocks["run"], blocks["pass_done"])
 
     # the merged runs are in `dst`: it is the next pass's source
     b.position_at_end(blocks["pass_done"])
-    width2 = b.shl(width, one, name="width.next")
-    width.add_incoming(width2, blocks["pass_done"])
+    width.add_incoming(twice, blocks["pass_done"])
     src.add_incoming(dst, blocks["pass_done"])
     dst.add_incoming(src, blocks["pass_done"])
-    b.cond_br(b.icmp("ult", width2, n), blocks["pass"], blocks["finish"])
+    b.cond_br(b.icmp("ult", twice, n), blocks["pass"], blocks["finish"])
 
     b.position_at_end(blocks["finish"])
     b.cond_br(b.icmp("eq", dst, base, name="in_place"), blocks["release"],
               blocks["copy_back"])
 
-    b.position_at_end(blocks["release"])
-    b.call(free, [scratch])
-    b.br(blocks["done"])
-
     b.position_at_end(blocks["copy_back"])
     b.memcpy(base, dst, nbytes)
+    b.br(blocks["release"])
+
+    b.position_at_end(blocks["release"])
     b.call(free, [scratch])
     b.br(blocks["done"])
 
