@@ -10,6 +10,8 @@ load and store) knows whether it moves floats, pointers or integers.
 
 from __future__ import annotations
 
+import weakref
+
 from irgrad.analysis.layout import scalar_leaves, store_size
 from irgrad.analysis.type_tree import (
     INTEGER,
@@ -26,8 +28,17 @@ from irgrad.ir.constants import (
 )
 from irgrad.ir.function import Function
 from irgrad.ir.globals import GlobalValue, GlobalVariable
+from irgrad.ir.module import Module
 from irgrad.ir.printer import ValuePrinter
-from irgrad.ir.types import FLOAT_BITS, ArrayType, FloatType, IntType, Type, VectorType
+from irgrad.ir.types import (
+    FLOAT_BITS,
+    ArrayType,
+    FloatType,
+    IntType,
+    StructType,
+    Type,
+    VectorType,
+)
 from irgrad.ir.values import Value
 
 #: integers narrower than this many bits hold neither a float nor a pointer (no C type
@@ -173,6 +184,18 @@ class CopiedContents:
                       if off >= 0 and ct.kind == kind)
 
     @property
+    def inactive_prefix(self) -> int:
+        """The number of leading bytes that carry no derivative: the offset of the first
+        floating-point or pointer field (0 when one may be anywhere)."""
+        active = [off for off, ct in self.fields.items() if ct.is_float or ct.is_pointer]
+        return 0 if not active or min(active) < 0 else min(active)
+
+    def prefix(self, size: int) -> CopiedContents:
+        """The fields of the first ``size`` bytes."""
+        return CopiedContents({o: ct for o, ct in self.fields.items() if 0 <= o < size},
+                              size)
+
+    @property
     def uniform(self) -> bool:
         """Every byte that carries something carries the same kind (floats of one type,
         or pointers), so the copy is handled over its whole length at once."""
@@ -219,6 +242,43 @@ def is_narrow_integer(t: Type) -> bool:
     if isinstance(t, VectorType):
         t = t.element
     return isinstance(t, IntType) and t.width < NARROW_INTEGER_BITS
+
+
+_FLOAT_WIDTHS: weakref.WeakKeyDictionary[Module, frozenset[int]] = weakref.WeakKeyDictionary()
+
+
+def module_float_widths(module: Module) -> frozenset[int]:
+    """The bit widths of the floating-point types anything in ``module`` computes with,
+    loads, stores, passes or returns (scalars and vector elements): an integer of another
+    width moved between buffers cannot be a float's bits (an ``int`` member copied as
+    ``i32`` where no ``float`` exists), whatever type analysis could not tell."""
+    got = _FLOAT_WIDTHS.get(module)
+    if got is not None:
+        return got
+    widths: set[int] = set()
+
+    def note(t: Type) -> None:
+        if isinstance(t, VectorType | ArrayType):
+            note(t.element)
+        elif isinstance(t, StructType):
+            for e in t.elements:
+                note(e)
+        elif isinstance(t, FloatType):
+            widths.update((t.bits, store_size(t) * 8))
+
+    for g in module.globals:
+        note(g.value_type)
+    for fn in module.functions:
+        note(fn.return_type)
+        for a in fn.args:
+            note(a.type)
+        for bb in fn.blocks:
+            for inst in bb.instructions:
+                note(inst.type)
+                for op in inst.operands:
+                    note(op.type)
+    got = _FLOAT_WIDTHS[module] = frozenset(widths)
+    return got
 
 
 def fits_llvm_type(ct: ConcreteType, t: Type) -> bool:

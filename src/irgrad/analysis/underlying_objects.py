@@ -8,7 +8,7 @@ calls that return their argument, and gives the set of possible bases.
 from __future__ import annotations
 
 from irgrad import ir
-from irgrad.analysis.known_functions import callee_name, is_allocation
+from irgrad.analysis.known_functions import callee_name, is_allocation, is_inactive_call
 
 _MAX_CHAIN = 64
 
@@ -79,5 +79,19 @@ def is_allocated_object(v: ir.Value | None) -> bool:
     return isinstance(v, ir.CallInst) and is_allocation(callee_name(v))
 
 
-__all__ = ["is_allocated_object", "is_null_based", "object_set", "underlying_object",
-           "underlying_objects"]
+def from_inactive_library(v: ir.Value) -> bool:
+    """Is every object pointer ``v`` may be based on the result of a library call that
+    carries no derivatives (a ``std::string``'s character buffer from ``_M_create``,
+    ``getenv``'s string, ``fopen``'s ``FILE``)? Its memory holds no derivatives, so the
+    pointer stands for its own shadow, as an inactive pointer does under Enzyme's runtime
+    activity: stored into a record that also holds active data (a map node keyed by a
+    string), the record's shadow holds the same pointer."""
+    if not v.type.is_pointer or isinstance(v, ir.Constant):
+        return False
+    objects = underlying_objects(v)
+    return bool(objects) and all(
+        isinstance(o, ir.CallBase) and is_inactive_call(callee_name(o)) for o in objects)
+
+
+__all__ = ["from_inactive_library", "is_allocated_object", "is_null_based", "object_set",
+           "underlying_object", "underlying_objects"]

@@ -94,4 +94,30 @@ def table_check(module: ir.Module) -> ir.Function:
     return fn
 
 
-__all__ = ["emit_failure", "message_global", "table_check", "zero_bytes_check"]
+def bound_check(module: ir.Module) -> ir.Function:
+    """``void __irgrad_expect_at_most(i64 n, i64 bound, ptr dst, ptr sdst, ptr src,
+    ptr ssrc, ptr msg, i64 len)``: aborts with the message when a copy of ``n > bound``
+    bytes (unsigned) runs between buffers one of which has a shadow of its own (a buffer
+    that is its own shadow is memory no derivative reaches)."""
+    name = "__irgrad_expect_at_most"
+    got = module.get_function(name)
+    if got is not None:
+        return got
+    p = ir.ptr
+    fn = ir.Function(name, ir.FunctionType(ir.void, [ir.i64, ir.i64, p, p, p, p, p, ir.i64]),
+                     "internal", ["n", "bound", "dst", "sdst", "src", "ssrc", "msg", "len"])
+    module.add_function(fn)
+    n, bound, dst, sdst, src, ssrc, msg, size = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    bad, ok = fn.append_basic_block("bad"), fn.append_basic_block("ok")
+    inactive = b.and_(b.icmp("eq", dst, sdst), b.icmp("eq", src, ssrc))
+    b.cond_br(b.and_(b.icmp("ugt", n, bound), b.not_(inactive)), bad, ok)
+    b.position_at_end(ok)
+    b.ret_void()
+    b.position_at_end(bad)
+    _fail_with(b, module, msg, size)
+    return fn
+
+
+__all__ = ["bound_check", "emit_failure", "message_global", "table_check",
+           "zero_bytes_check"]

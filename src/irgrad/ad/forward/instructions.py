@@ -34,6 +34,7 @@ from irgrad.ad.rules.emit import (
 from irgrad.ad.rules.sign_bits import flip_sign, sign_bit_operation
 from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis, moves_address
 from irgrad.analysis.global_activity import global_base
+from irgrad.analysis.underlying_objects import from_inactive_library
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.cfg import reverse_postorder
@@ -167,6 +168,8 @@ class ForwardPass:
                         "it (please report this program)")
                 return self._global_shadow(v, constant=True)
             return v if self.width == 1 else [v] * self.width  # functions and the like
+        if ty.is_pointer and from_inactive_library(v):  # memory no derivative reaches:
+            return v if self.width == 1 else [v] * self.width  # its own shadow
         return zero_tangent(ty, self.width)
 
     def lanes(self, t: Tangent, ty: ir.Type) -> list[ir.Value]:

@@ -65,7 +65,11 @@ from irgrad.analysis.known_functions import (
 from irgrad.analysis.layout import abi_align
 from irgrad.analysis.memory_writes import writes_caller_memory
 from irgrad.analysis.release_functions import release_argument
-from irgrad.analysis.underlying_objects import is_null_based, underlying_object
+from irgrad.analysis.underlying_objects import (
+    from_inactive_library,
+    is_null_based,
+    underlying_object,
+)
 from irgrad.errors import DifferentiationError
 from irgrad.ir.printer import value_ref
 
@@ -204,7 +208,8 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
                 held = table
             elif not isinstance(v, ir.Constant) and not value_targets(v) and (
                 not is_null_based(v)  # null + n: as null, itself
-            ) and underlying_object(p) not in fp.constant_allocas:
+            ) and not from_inactive_library(v) and (
+                underlying_object(p) not in fp.constant_allocas):
                 raise fp.error(inst, mixed_activity_store_message(v))
             tv = held if fp.width == 1 else [held] * fp.width
     vals = fp.lanes(tv, v.type)
@@ -290,7 +295,12 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
             fp.b.call(callee, [t if i == k else times_width(fp, a) if i == size_at  # type: ignore[misc]
                                else a for i, a in enumerate(args)])
         elif t is not None:
+            known = free_pointer_arg(name) is not None
             for s in t if isinstance(t, list) else [t]:
+                if known:  # a block that is its own shadow (library memory no derivative
+                    # reaches, a long std::string's characters) is freed once: free(null)
+                    null = ir.ConstantPointerNull(ir.ptr)
+                    s = fp.b.select(fp.b.icmp("eq", s, args[k]), null, s)
                 # _ZdlPvm: the size is passed as it is
                 fp.b.call(callee, [*args[:k], s, *args[k + 1:]])  # type: ignore[arg-type]
         return

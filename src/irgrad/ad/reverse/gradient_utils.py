@@ -36,7 +36,11 @@ from irgrad.analysis.activity import REVERSE_POLICY, ActivityAnalysis, has_float
 from irgrad.analysis.global_activity import global_base
 from irgrad.analysis.layout import store_size
 from irgrad.analysis.memory_writes import MemoryWrites
-from irgrad.analysis.underlying_objects import is_null_based, underlying_object
+from irgrad.analysis.underlying_objects import (
+    from_inactive_library,
+    is_null_based,
+    underlying_object,
+)
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_with_operands
@@ -236,6 +240,8 @@ class GradientUtils:
             shadow = create_shadow(self, v)
             assert shadow is not None
             return shadow
+        if isinstance(v, ir.Instruction) and v in self.vmap and from_inactive_library(v):
+            return self.primal(v)  # memory no derivative reaches: its own shadow
         # the instruction that needs the shadow, or the pointer itself when that one
         # has no source line (a phi)
         where = inst

@@ -56,8 +56,12 @@ from irgrad.analysis.known_functions import (
 from irgrad.analysis.layout import alloc_size, store_size
 from irgrad.analysis.local_memory import alloca_may_hold
 from irgrad.analysis.release_functions import release_argument, released_pointer
-from irgrad.analysis.type_results import NARROW_INTEGER_BITS
-from irgrad.analysis.underlying_objects import is_null_based, underlying_object
+from irgrad.analysis.type_results import NARROW_INTEGER_BITS, module_float_widths
+from irgrad.analysis.underlying_objects import (
+    from_inactive_library,
+    is_null_based,
+    underlying_object,
+)
 from irgrad.ir.builder import IRBuilder
 from irgrad.ir.clone import clone_with_operands
 
@@ -222,15 +226,23 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
             or constant_has_shadow(v) or is_null_based(v)):
         # (a local that only ever receives inactive values, like unoptimized IR's
         # %k.addr of an enzyme_const pointer, hands out no shadow: harmless)
-        if not isinstance(v, ir.Constant) and alloca_may_hold(store.pointer,
-                                                              gu.activity.varied):
+        if from_inactive_library(v):  # (its own shadow: see the function's doc)
+            _store_shadow(gu, store, gu.primal(v))
+        elif not isinstance(v, ir.Constant) and alloca_may_hold(store.pointer,
+                                                                gu.activity.varied):
             raise gu.error(mixed_activity_store_message(v), store)
         return
+    _store_shadow(gu, store, gu.invert_pointer(v, store))
+
+
+def _store_shadow(gu: GradientUtils, store: ir.StoreInst, shadow: ir.Value) -> None:
+    """After the forward pass's copy of pointer ``store``: ``shadow`` into the shadow
+    memory."""
     new_store = gu.vmap[store]
     assert isinstance(new_store, ir.Instruction)
     b = IRBuilder(position=new_store)
     b.position_after(new_store)
-    b.store(gu.invert_pointer(v, store), gu.invert_pointer(store.pointer, store), store.align)
+    b.store(shadow, gu.invert_pointer(store.pointer, store), store.align)
 
 
 def _is_integer(t: ir.Type) -> bool:
@@ -277,6 +289,9 @@ def _forward_integer_store(gu: GradientUtils, store: ir.StoreInst) -> None:
                 "Cannot deduce type of memory copied byte by byte between active buffers "
                 "(the floating-point type of the data is lost)", store)
         return  # a byte is never a float nor a pointer (an empty member, a flag)
+    if not tree.is_known and width != store_size(ir.ptr) * 8 and (
+            width not in module_float_widths(gu.module)):
+        return  # no float nor pointer of this width exists in the program: an integer
     if not tree.is_known:
         raise gu.error(f"Cannot deduce type of the data copied as `{v.type}` between active "
                        "buffers (nothing says whether it is a floating-point value, a "

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.allocations import allocation_bytes, as_i64
 from irgrad.ad.core.deferred_frees import release_function
-from irgrad.ad.core.failures import message_global, zero_bytes_check
+from irgrad.ad.core.failures import bound_check, message_global, zero_bytes_check
 from irgrad.ad.core.shadow_globals import unshadowed_memory
 from irgrad.analysis.frees import is_allocation_call
 from irgrad.analysis.known_functions import allocator, callee_name
@@ -58,10 +58,38 @@ def copied_contents(gu: GradientUtils, call: ir.CallBase) -> CopiedContents:
             return got
         raise gu.error(_UNTYPED, call)
     if not got.inactive and not got.uniform and (size is None or -1 in got.fields):
-        raise gu.error("Cannot deduce type of the data copied by memcpy/memmove: it mixes "
-                       "floating-point values and pointers in a copy of run-time length",
-                       call)
+        if size is None and got.inactive_prefix > 0:
+            # bytes that carry no derivatives, then other data of the same object: a
+            # string's inline buffer copied in a std::map<std::string, double> node
+            return got.prefix(got.inactive_prefix)
+        raise gu.error(_MIXED, call)
     return got
+
+
+_MIXED = ("Cannot deduce type of the data copied by memcpy/memmove: it mixes floating-point "
+          "values and pointers in a copy of run-time length")
+
+
+def _check_prefix_bound(gu: GradientUtils, call: ir.CallBase, got: CopiedContents) -> None:
+    """Before the forward pass's copy of run-time length over the inactive first bytes of
+    mixed data (:func:`copied_contents`): abort with the located message should it copy
+    more than those bytes, unless both buffers are their own shadows (memory no
+    derivative reaches: a long string's heap buffer, where a short one's bytes sit
+    inside the record)."""
+    if got.size is None or isinstance(call.args[2], ir.ConstantInt):
+        return
+    new = gu.vmap[call]
+    assert isinstance(new, ir.Instruction)
+    b = IRBuilder(position=new)
+    text = gu.error(f"{_MIXED}, and it copied more than the {got.size} bytes before them",
+                    call)
+    msg, size = message_global(gu.module, "irgrad: " + text.format())
+    dst, src = call.args[0], call.args[1]
+    b.call(bound_check(gu.module), [as_i64(b, gu.primal(call.args[2])),
+                                    ir.ConstantInt(_I64, got.size),
+                                    gu.primal(dst), gu.invert_pointer(dst, call),
+                                    gu.primal(src), gu.invert_pointer(src, call),
+                                    msg, ir.ConstantInt(_I64, size)])
 
 
 def _into_fresh_block(dst: ir.Value) -> bool:
@@ -138,6 +166,7 @@ def forward_memtransfer(gu: GradientUtils, call: ir.CallBase) -> None:
     if not (gu.is_shadowed(dst) and gu.is_shadowed(src)):
         return
     got = copied_contents(gu, call)
+    _check_prefix_bound(gu, call, got)
     if not got.pointers:  # (unknown bytes into a fresh block: no one reads pointers there)
         return
     new = gu.vmap[call]
