@@ -7,7 +7,10 @@ loop: at ``-O0`` for ``sum``, ``maxval``, ``dot_product``, ``matmul``, ``transpo
 ``reshape``, ``cshift`` of a vector; at every level for ``norm2``, ``spread`` and ``sum(a,
 dim=k)``; at
 every level for ``allocate``/``deallocate`` with ``stat=``, of derived types, and for
-assignment to an allocatable that may (re)allocate it (``_FortranAAssign``). Each takes
+assignment to an allocatable that may (re)allocate it (``_FortranAAssign``), for the
+copy-in/copy-out of a possibly non-contiguous actual argument to an explicit-shape dummy
+and for the default initialization of derived-type objects. Routines that only produce
+integers or logicals (``minloc``, ``count``, ``size``) carry no derivative. Each takes
 its arrays as *descriptors* (``flang/ISO_Fortran_binding.h``, ``flang/Runtime/
 descriptor-consts.h``), a ``CFI_cdesc_t``::
 
@@ -69,8 +72,8 @@ UNSUPPORTED_REAL_TYPES = (25, 26, 29, 30, 31, 32, 33, 36, 37, 38)
 class FortranRoutine:
     """One runtime entry point: ``family`` names its rule, ``params`` the role of each
     argument (descriptors: ``array``, ``x``, ``y``, ``mask``, ``result``, ``matrix``,
-    ``to``, ``from``, ``desc``, ``source_desc``, ``shape``, ``pad``, ``order``; the rest
-    inactive), ``element`` the
+    ``to``, ``from``, ``desc``, ``source_desc``, ``shape``, ``pad``, ``order``, ``temp``,
+    ``var``; the rest inactive), ``element`` the
     element type a reduction returns (``"double"``/``"float"``, None: any, read from the
     descriptors at run time)."""
 
@@ -84,7 +87,7 @@ class FortranRoutine:
 
 
 DESCRIPTOR_ROLES = frozenset(["array", "x", "y", "mask", "result", "matrix", "to", "from",
-                              "desc", "source_desc", "shape", "pad", "order"])
+                              "desc", "source_desc", "shape", "pad", "order", "temp", "var"])
 # what each family writes through its descriptor arguments (the descriptor and the
 # storage it gets); None: anything the descriptors lead to (an assignment's left side)
 _WRITES: dict[str, tuple[str, ...] | None] = {
@@ -95,6 +98,9 @@ _WRITES: dict[str, tuple[str, ...] | None] = {
     "assign": None, "allocate": ("desc",), "allocate_source": ("desc",),
     # frees the block (and its components'): anything loaded from them is gone
     "deallocate": None,
+    # a contiguous copy of ``var`` in a block ``temp`` gets; back into ``var`` (when given)
+    # and ``temp``'s block freed; the components of an existing object initialized
+    "copy_in": ("temp",), "copy_out": None, "initialize": None,
 }
 _KINDS = {"4": "float", "8": "double"}
 _REDUCTION = ("array", "source", "line", "dim", "mask")
@@ -121,6 +127,15 @@ _FIXED: dict[str, tuple[str, tuple[str, ...]]] = {
         "allocate_source", ("desc", "source_desc", "has_stat", "errmsg", "source", "line")),
     "_FortranAAllocatableDeallocate": (
         "deallocate", ("desc", "has_stat", "errmsg", "source", "line")),
+    "_FortranAAllocatableDeallocatePolymorphic": (
+        "deallocate", ("desc", "declared_type", "has_stat", "errmsg", "source", "line")),
+    # an assumed-shape array passed to an explicit-shape dummy (``call dgemv(..., a, ...)``
+    # with ``a(:)`` possibly non-contiguous): copied into a temporary and back
+    "_FortranACopyInAssign": ("copy_in", ("temp", "var", "source", "line")),
+    "_FortranACopyOutAssign": ("copy_out", ("var", "temp", "source", "line")),
+    # default initialization of a derived-type object (its allocatable components
+    # unallocated): a local array of a type with allocatable components
+    "_FortranAInitialize": ("initialize", ("desc", "source", "line")),
 }
 
 
@@ -166,7 +181,7 @@ def fortran_written_arguments(call: CallBase) -> list[Value] | None:
     lead to)."""
     fn = call.called_function
     name = fn.name if fn is not None else None
-    if is_fortran_bookkeeping(name):
+    if is_fortran_bookkeeping(name) or is_fortran_integer_result(name):
         return list(call.args[:1])
     r = fortran_routine(name)
     if r is None:
@@ -180,8 +195,10 @@ def fortran_written_arguments(call: CallBase) -> list[Value] | None:
 
 def reads_descriptor(name: str | None, index: int) -> bool:
     """Does the runtime call only read through argument ``index`` (a descriptor it takes
-    as input), or write nothing there but integers (the bookkeeping calls)?"""
-    if is_fortran_bookkeeping(name):
+    as input), or write nothing there but integers (the bookkeeping calls, the routines
+    with integer results)?"""
+    if is_fortran_bookkeeping(name) or is_fortran_integer_result(name) or (
+            name is not None and _INTEGER_VALUE.fullmatch(name) is not None):
         return True
     r = fortran_routine(name)
     if r is None or index >= len(r.params) or r.params[index] not in DESCRIPTOR_ROLES:
@@ -210,14 +227,43 @@ _INACTIVE_PREFIXES = ("_FortranAio", "_FortranAStop", "_FortranAFailImage",
                       "_FortranAProgramStart", "_FortranAProgramEndStatement")
 
 
+# Routines whose results are integers, logicals or characters (indices, counts, bounds,
+# kinds, type tests): no derivative, whatever real data they read. Those that return
+# their result write nothing; the others write it through their first argument (a
+# result descriptor, or raw memory for ``Lbound``/``Ubound``/``Shape``), and only there.
+# The generic ``SumDim``/``MaxvalDim``/``MinvalDim``/``ProductDim`` may be real: not here.
+_INT = r"(?:Integer|Unsigned)\d+"
+_INTEGER_VALUE = re.compile(
+    rf"_FortranA(?:(?:Sum|Product|Maxval|Minval|DotProduct){_INT}|DotProductLogical"
+    r"|I(?:All|Any|Parity)\d+|All|Any|Count|Parity|Size|SizeDim|LboundDim"
+    r"|IsContiguous(?:UpTo)?|IsAssumedSize|ClassIs|SameTypeAs|ExtendsTypeOf"
+    r"|PointerIsAssociated(?:With)?|(?:Ceiling|Floor|Nint|Exponent)\d+_\d+|IsNaN\d+"
+    r"|(?:Mod|Modulo)Integer\d+|Selected(?:Char|Int|Logical|Real)Kind(?:Masked)?"
+    r"|(?:LenTrim|Index|Scan|Verify)\d)")
+_INTEGER_RESULT = re.compile(
+    r"_FortranA(?:(?:Max|Min)loc(?:Character|Dim|(?:Integer|Unsigned|Real)\d+)"
+    r"|Findloc(?:Dim)?|I(?:All|Any|Parity)Dim|(?:All|Any|Count|Parity)Dim"
+    r"|(?:Max|Min)valCharacter|Lbound|Ubound|Shape|LenTrim|Index|Scan|Verify)")
+
+
+def is_fortran_integer_result(name: str | None) -> bool:
+    """A routine that writes an integer, logical or character result through its first
+    argument (``minloc``, ``count(dim=)``, ``lbound``) and nothing else: no
+    derivative."""
+    return name is not None and _INTEGER_RESULT.fullmatch(name) is not None
+
+
 def is_fortran_bookkeeping(name: str | None) -> bool:
     """A runtime call that only sets the shape of an unallocated descriptor."""
     return name is not None and name in _BOOKKEEPING
 
 
 def is_fortran_inactive(name: str) -> bool:
-    """flang's I/O (output and statement control) and termination calls."""
-    return name.startswith(_INACTIVE_PREFIXES) and not name.startswith("_FortranAioInput")
+    """flang's I/O (output and statement control) and termination calls, and the
+    routines that return an integer or logical (``count``, ``maxval`` of integers,
+    ``size``)."""
+    return (name.startswith(_INACTIVE_PREFIXES) and not name.startswith("_FortranAioInput")
+            ) or _INTEGER_VALUE.fullmatch(name) is not None
 
 
 __all__ = [
@@ -229,6 +275,7 @@ __all__ = [
     "fortran_written_arguments",
     "is_fortran_bookkeeping",
     "is_fortran_inactive",
+    "is_fortran_integer_result",
     "reads_descriptor",
     "routine_element",
 ]

@@ -30,7 +30,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from irgrad.analysis.fortran_runtime import is_fortran_bookkeeping, is_fortran_inactive
+from irgrad.analysis.fortran_runtime import (
+    is_fortran_bookkeeping,
+    is_fortran_inactive,
+    is_fortran_integer_result,
+)
 from irgrad.analysis.rust_runtime import (
     RUST_DEALLOC_SIZE_ARG,
     is_rust_deallocator,
@@ -426,10 +430,10 @@ def is_ignored_intrinsic(name: str | None) -> bool:
 
 def is_inactive_call(name: str | None) -> bool:
     """A call that carries no derivative whatever its arguments (the library functions
-    above, flang's descriptor bookkeeping, and the module's own functions registered
-    inactive: those two may write memory)."""
+    above, flang's descriptor bookkeeping and its routines with integer result arrays,
+    and the module's own functions registered inactive: those may write memory)."""
     return (is_inactive_function(name) or is_ignored_intrinsic(name)
-            or is_fortran_bookkeeping(name)
+            or is_fortran_bookkeeping(name) or is_fortran_integer_result(name)
             or (name is not None and name in _module().inactive))
 
 

@@ -7,6 +7,13 @@ reverse pass in reverse mode: the reverse of earlier code still adds into it), a
 the runtime gives an assignment's left side a new block the shadow gets a new zeroed one.
 An assignment's tangent is the runtime's ``Assign`` of the tangents; its adjoint moves
 into the right side (through a copy: the two may overlap) and is zeroed on the left.
+
+``_FortranACopyInAssign``/``_FortranACopyOutAssign`` (an assumed-shape array passed to an
+explicit-shape dummy) are an assignment into a temporary and one back: the shadow
+temporary gets a zeroed block (forward mode: the tangent copied in), copy-out's adjoint
+moves from the variable into the temporary, copy-in's from the temporary into the
+variable, and the shadow temporary is released where the primal one is.
+``_FortranAInitialize`` initializes the shadow object too, its real data zeroed.
 """
 
 from __future__ import annotations
@@ -155,6 +162,96 @@ def_fortran(FortranRule("allocate_source", _source_saves, _source_forward, _sour
                         slot_rank="desc"))
 def_fortran(FortranRule("deallocate", no_saves, nothing, nothing,
                         before=_deallocate_before, shadow=_deallocate_shadow))
+
+
+# -- copy-in/copy-out: an assumed-shape array passed to an explicit-shape dummy ----------------
+def _live(o: FortranOperands, role: str) -> bool:
+    """An active descriptor argument that is there (``CopyOutAssign``'s ``var`` is null
+    when nothing is copied back)."""
+    return o.active(role) and not isinstance(o.v[role], ir.ConstantPointerNull)
+
+
+def _copy_in_shadow(e: DescriptorEmitter, o: FortranOperands) -> None:
+    """``temp`` got a block of its own: the shadow temporary gets a zeroed one (forward
+    mode then copies the tangent of ``var`` in)."""
+    if o.active("temp"):
+        e.view_into(shadow_of(o, "temp"), o.v["temp"], e.zeroed_block(o.v["temp"]))
+
+
+def _copy_in_forward(e: DescriptorEmitter, o: FortranOperands) -> ir.Value | None:
+    if o.active("temp") and o.active("var"):
+        e.add(shadow_of(o, "temp"), e.shadow_view(o.v["var"], shadow_of(o, "var")))
+    return None
+
+
+def _copy_in_reverse(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if not o.active("temp"):
+        return
+    if o.active("var"):
+        e.add(shadow_of(o, "var"), shadow_of(o, "temp"))
+    e.zero(shadow_of(o, "temp"))
+
+
+def _copy_out_before(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if o.active("temp"):  # the shadow temporary, which the call's release takes along
+        o.before["old"] = e.shadow_view(o.v["temp"], shadow_of(o, "temp"))
+
+
+def _copy_out_release(e: DescriptorEmitter, o: FortranOperands) -> None:
+    assert o.release is not None
+    o.release(e, o.before["old"])
+
+
+def _copy_out_forward(e: DescriptorEmitter, o: FortranOperands) -> ir.Value | None:
+    if not o.active("temp"):
+        return None
+    if _live(o, "var"):  # var = temp, then the temporary goes
+        dvar = e.shadow_view(o.v["var"], shadow_of(o, "var"))
+        e.update(dvar, o.before["old"], ir.ConstantFP(ir.double, 1.0), keep=False)
+    _copy_out_release(e, o)
+    e.b.store(ir.ConstantPointerNull(ir.ptr), shadow_of(o, "temp"))
+    return None
+
+
+def _copy_out_saves(o: FortranOperands) -> Saves:
+    # (the temporary's view is read after the call: its deallocation clears only its
+    # base address, and the view's base is the shadow block, released after the reverse)
+    return views(o, "temp", "var") if o.active("temp") and _live(o, "var") else []
+
+
+def _copy_out_augment(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if o.active("temp"):
+        _copy_out_release(e, o)
+
+
+def _copy_out_reverse(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if o.active("temp") and o.active("var"):  # dtemp += dvar; dvar = 0
+        e.add(shadow_of(o, "temp"), shadow_of(o, "var"))
+        e.zero(shadow_of(o, "var"))
+
+
+def_fortran(FortranRule("copy_in", lambda o: views(o, "temp", "var"), _copy_in_forward,
+                        _copy_in_reverse, shadow=_copy_in_shadow, slot_rank="temp"))
+def_fortran(FortranRule("copy_out", _copy_out_saves, _copy_out_forward, _copy_out_reverse,
+                        before=_copy_out_before, augment=_copy_out_augment,
+                        slot_rank="temp"))
+
+
+# -- default initialization of a derived-type object --------------------------------------------
+def _initialize_shadow(e: DescriptorEmitter, o: FortranOperands) -> None:
+    """The shadow object gets the same initialization (its allocatable components
+    unallocated), when it is one of its own; then its real data is zeroed (a component's
+    default value is a constant: its derivative is 0)."""
+    if not o.active("desc"):
+        return
+    view = e.shadow_view(o.v["desc"], shadow_of(o, "desc"))
+    _, join = e.if_then(e.b.icmp("ne", e.base(view), ir.ConstantPointerNull(ir.ptr)), "init")
+    o.again(e, desc=view)
+    e.zero(view)
+    e.join(join)
+
+
+def_fortran(FortranRule("initialize", no_saves, nothing, nothing, shadow=_initialize_shadow))
 
 
 __all__: list[str] = []

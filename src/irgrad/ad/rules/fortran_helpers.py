@@ -15,10 +15,11 @@ multiplication instead of the per-dimension division.
   source, i32 line)``: for each element ``k`` (of ``y``; of ``x`` when ``y`` is a
   scalar; of the shorter when both are arrays) where the logical ``mask`` is true (no mask: all), ``y[k] = (keep ? y[k] : 0) +
   alpha * (x ? x[k] : 1)``, by ``y``'s type: ``real(4)``, ``real(8)`` and their complex
-  (componentwise); no floating-point data: nothing; a derived type or another real kind:
-  a run-time error at the Fortran line (``_FortranAReportFatalUserError``). A descriptor
-  with a null base address is no shadow array (the shadow of a constant): ``y`` is left
-  alone, ``x`` counts as zeros;
+  (componentwise), a derived type component by component (:mod:`irgrad.ad.rules.
+  fortran_typeinfo`); no floating-point data: nothing; another real kind: a run-time
+  error at the Fortran line (``_FortranAReportFatalUserError``). A descriptor with a null
+  base address is no shadow array (the shadow of a constant): ``y`` is left alone, ``x``
+  counts as zeros;
 * ``i64 @__irgrad_fdesc_extremum(ptr x, ptr mask, i1 is_max)``: the byte offset of the
   first largest (smallest) element where ``mask`` is true, -1 when there is none;
 * ``i1 @__irgrad_fortran_reallocates(ptr to, ptr from)``: will ``_FortranAAssign(to,
@@ -352,9 +353,23 @@ def update_function(module: ir.Module) -> ir.Function:
             bb2.position_at_end(off)
         counted_loop(b, n, element, f"e{parts}")
         b.br(done)
-    b.position_at_end(struct_bb)
-    fatal(b, module, "irgrad: the reverse-mode derivative of a derived-type array "
-          "assignment through the Fortran runtime is not supported", source, line)
+    b.position_at_end(struct_bb)  # component by component, from the type's description
+    from irgrad.ad.rules.fortran_typeinfo import derived_type, object_update_function
+
+    objects, dt = object_update_function(module), derived_type(b, y)
+
+    def element_object(bb2: IRBuilder, k: ir.Value) -> None:
+        f = bb2.function
+        assert f is not None
+        on, off = f.append_basic_block("on"), f.append_basic_block("next")
+        _masked(bb2, module, has_mask, mask, k, on, off)
+        bb2.position_at_end(on)
+        px = bb2.select(has_x, wx.at(bb2, k), null)
+        bb2.call(objects, [wy.at(bb2, k), px, dt, alpha, keep, source, line])
+        bb2.br(off)
+        bb2.position_at_end(off)
+    counted_loop(b, n, element_object, "o")
+    b.br(done)
     b.position_at_end(kind_bb)
     fatal(b, module, "irgrad: derivatives through the Fortran runtime support REAL and "
           "COMPLEX of kinds 4 and 8 only", source, line)
