@@ -5,7 +5,10 @@ rustc spells the same runtime function differently from one release and one mang
 the next: ``__rust_alloc`` (before 1.86), ``__rustc::__rust_alloc`` (the path since then),
 v0-mangled ``_RNvCs<hash>_7___rustc12___rust_alloc`` and legacy-mangled
 ``_ZN7__rustc12__rust_alloc17h<hash>E``. The hash changes with every toolchain. So a
-symbol is matched by its *demangled path* (:func:`rust_path`), never by one hash.
+symbol is matched by its *demangled path* (:func:`rust_path`), never by one hash. The
+default allocator's functions the shims call, ``__rdl_alloc`` and its siblings (in the
+same spellings), are the same allocator: a staticlib built with ``-C linker-plugin-lto``
+carries the shims as bitcode, and they inline into the code irgrad differentiates.
 
 The shims' arguments (rustc's ``alloc::alloc`` ABI)::
 
@@ -21,6 +24,13 @@ spelled the same way), and :func:`rust_deallocator` the freed-pointer index.
 from __future__ import annotations
 
 import re
+
+# the shims' prefix, and that of the default allocator's functions (``std::alloc``'s
+# ``__rdl_alloc``, ``__rdl_alloc_zeroed``, ``__rdl_realloc``, ``__rdl_dealloc``: the
+# same arguments) that the shims call when no ``#[global_allocator]`` is set
+_SHIM = "__rust_"
+_DEFAULT_ALLOCATOR = "__rdl_"
+_RUNTIME_PREFIXES = (_SHIM, _DEFAULT_ALLOCATOR)
 
 # -- demangling (just enough of it: paths of plain identifiers) --------------------------
 
@@ -100,18 +110,29 @@ def rust_path(name: str | None) -> tuple[str, ...] | None:
     return None
 
 
-def rust_runtime_name(name: str | None) -> str | None:
-    """``__rust_alloc`` for every spelling of that shim (and of the others); None for
-    other names."""
+def _runtime_identifier(name: str | None) -> str | None:
+    """The identifier a runtime symbol spells (``__rust_alloc``, ``__rdl_alloc``), from
+    any mangling; None for other names."""
     if name is None:
         return None
-    if name.startswith("__rust_"):
+    if name.startswith(_RUNTIME_PREFIXES):
         return name
     path = rust_path(name)
     if path is not None and len(path) == 2 and path[0] == "__rustc" \
-            and path[1].startswith("__rust_"):
+            and path[1].startswith(_RUNTIME_PREFIXES):
         return path[1]
     return None
+
+
+def rust_runtime_name(name: str | None) -> str | None:
+    """``__rust_alloc`` for every spelling of that shim (and of the others), and for the
+    default allocator's ``__rdl_alloc`` the shim calls (rustc's allocator shim, compiled
+    into the bitcode of a ``-C linker-plugin-lto`` staticlib, inlines into its caller);
+    None for other names."""
+    ident = _runtime_identifier(name)
+    if ident is not None and ident.startswith(_DEFAULT_ALLOCATOR):
+        return _SHIM + ident.removeprefix(_DEFAULT_ALLOCATOR)
+    return ident
 
 
 # -- allocation ----------------------------------------------------------------------------
@@ -133,16 +154,21 @@ _FREE_ARGS = {"__rust_alloc": (-1, 0, 1), "__rust_alloc_zeroed": (-1, 0, 1),
 
 
 def rust_dealloc_spelling(name: str, base: str) -> str | None:
-    """``__rust_dealloc`` spelled the way ``name`` (a spelling of shim ``base``) is; None
-    for legacy mangling, whose hash differs from symbol to symbol (C's ``free`` then
-    releases the shadows, as Rust's default allocator does)."""
+    """The deallocator of the family ``name`` (a spelling of shim ``base``, or of the
+    default allocator's function for it) belongs to, spelled the way ``name`` is:
+    ``__rust_dealloc``, ``_RNvCs…_7___rustc13___rdl_dealloc``; None for legacy mangling,
+    whose hash differs from symbol to symbol (C's ``free`` then releases the shadows, as
+    Rust's default allocator does)."""
     if name.startswith("_ZN"):
         return None
-    if name == base:
-        return RUST_DEALLOCATOR
+    ident = _runtime_identifier(name) or base
+    family = _DEFAULT_ALLOCATOR if ident.startswith(_DEFAULT_ALLOCATOR) else _SHIM
+    dealloc = family + RUST_DEALLOCATOR.removeprefix(_SHIM)
+    if name == ident:
+        return dealloc
     if name.startswith("_RNv"):
-        return name.replace(f"{len(base)}_{base}", f"{len(RUST_DEALLOCATOR)}_{RUST_DEALLOCATOR}")
-    return name.replace(base, RUST_DEALLOCATOR)
+        return name.replace(f"{len(ident)}_{ident}", f"{len(dealloc)}_{dealloc}")
+    return name.replace(ident, dealloc)
 
 
 def rust_allocator_fields(name: str | None) -> dict[str, object] | None:

@@ -64,3 +64,39 @@ def compile_rust(
         run_tool("rustc", args, what=f"rustc could not compile {source}",
                  env=RUSTC_AD_ENV if for_ad else None)
         return out.read_bytes()
+
+
+# a function of Rust's standard library crates (v0-mangled), and the crate that
+# instantiated a generic one (v0 ends such a symbol with ``C[s<hash>_]<len><crate>``)
+_STD_SYMBOL = re.compile(r"^_RN\w*?C(?:s[0-9a-zA-Z]*_)?(?:5alloc|4core|3std)\d")
+_INSTANTIATING_CRATE = re.compile(r"C(?:s[0-9a-zA-Z]*_)?(\d+)_?([A-Za-z_]\w*)$")
+
+
+def _instantiated_elsewhere(symbol: str) -> bool:
+    """Is ``symbol`` an instance of a generic function (it names its instantiating
+    crate)?"""
+    for start in range(len(symbol) - 1, 2, -1):
+        if symbol[start] != "C":
+            continue
+        m = _INSTANTIATING_CRATE.fullmatch(symbol, start)
+        if m is not None and len(m.group(2)) == int(m.group(1)):
+            return True
+    return False
+
+
+def rust_native_hint(symbol: str) -> str | None:
+    """What makes a standard-library function an input defines only as native code
+    differentiable, when ``symbol`` is one (None: another symbol).
+
+    A crate built with ``-C linker-plugin-lto`` at ``-C opt-level=0``/``1`` (or ``s``,
+    ``z``) still calls the standard library's generics (``RawVecInner::deallocate``,
+    ``grow_amortized``) through the native copies rustc shares between crates; rebuilding
+    with ``-C linker-plugin-lto`` again changes nothing. ``-Z share-generics=no`` gives the
+    crate copies of its own in its bitcode."""
+    if _STD_SYMBOL.match(symbol) is None or not _instantiated_elsewhere(symbol):
+        return None
+    return ("a generic function of Rust's standard library that the crate calls through "
+            "rustc's shared native copy (rustc shares generics at -C opt-level=0, 1, s "
+            "and z): build the crate with `-Z share-generics=no` besides `-C "
+            "linker-plugin-lto` (on a stable rustc, with RUSTC_BOOTSTRAP=1 in rustc's "
+            "environment), or at -C opt-level=2 or 3")
