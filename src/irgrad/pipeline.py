@@ -21,6 +21,7 @@ from irgrad.llvm.canonicalize import canonicalize, strip_optnone
 from irgrad.llvm.load import parse_llvm
 from irgrad.llvm.memory_libcalls import lower_memory_libcalls
 from irgrad.llvm.optimize import optimize
+from irgrad.llvm.sincos_libcalls import lower_sincos_libcalls
 from irgrad.llvm.sort_search_libcalls import lower_sort_search_libcalls
 
 if TYPE_CHECKING:  # irgrad.ir is imported lazily (it is the heavier part)
@@ -161,6 +162,7 @@ def run_pipeline(
         model = to_ir_model(module, filename)
         lower_memory_libcalls(model)
         lower_sort_search_libcalls(model)
+        lower_sincos_libcalls(model)
         if opts.pre_ad and mark_small_loops_for_full_unroll(model):
             # the pre-AD pipeline again: its full-unroll pass now unrolls the marked loops
             module = canonicalize(from_ir_model(model, filename), filename=filename)

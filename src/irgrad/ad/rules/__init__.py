@@ -30,13 +30,16 @@ from irgrad.ad.rules.rule import (
     lookup_intrinsic,
 )
 from irgrad.ad.rules.vector import lane_map_terms, reduction
+from irgrad.llvm.sincos_libcalls import is_sincos_intrinsic
 
 
 def intrinsic_has_derivative(name: str) -> bool:
     """An intrinsic the engine differentiates: an elementwise rule, a vector reduction,
-    a lane map (``hadd``) or a masked memory access."""
+    a lane map (``hadd``) or a masked memory access; or one a pre-AD step rewrites into
+    those (``llvm.sincos``: a sine and a cosine)."""
     return (lookup_intrinsic(name) is not None or reduction(name) is not None
-            or lane_map_terms(name) is not None or masked_kind(name) is not None)
+            or lane_map_terms(name) is not None or masked_kind(name) is not None
+            or is_sincos_intrinsic(name))
 
 
 __all__ = [

@@ -29,10 +29,15 @@ from irgrad.ad.rules.expr import (
     exp2,
     frexp_exp,
     ge,
+    gt,
     isnan,
+    j0,
+    j1,
+    jn,
     le,
     log,
     pow,
+    rint,
     sign,
     sin,
     sinh,
@@ -40,7 +45,11 @@ from irgrad.ad.rules.expr import (
     to_fp,
     trunc,
     where,
+    y0,
+    y1,
+    yn,
 )
+from irgrad.ad.rules.expr_functions import FUNCTIONS
 from irgrad.ad.rules.rule import Interval, OperandKind, ResultKind
 
 LN2 = math.log(2.0)
@@ -272,6 +281,82 @@ MATH: dict[str, MathFn] = {
     "lrint": _zero(round_even, (0.1, 0.4), "int"),
     "llrint": _zero(round_even, (0.1, 0.4), "int"),
 }
+
+
+def _bessel(name: str, partial: ExprLike, domain: Interval) -> MathFn:
+    return MathFn(partials=(partial,), domain=(domain,), primal=FUNCTIONS[name].impl,
+                  notes="a Bessel function: its derivative calls the C library's")
+
+
+def _bessel_order(name: str, of: Callable[[ExprLike, ExprLike], Expr],
+                  domain: Interval) -> MathFn:
+    n = to_fp(X)
+    return MathFn(
+        partials=(ZERO, 0.5 * (of(n - 1.0, Y) - of(n + 1.0, Y))),
+        domain=((-3.0, 4.0), domain),
+        primal=FUNCTIONS[name].impl,
+        operand_kinds=("int", "float"),
+        notes=f"{name}(n, x)' = ({name}(n-1, x) - {name}(n+1, x)) / 2; the order is an integer",
+    )
+
+
+def _fdim_partial(sign_of_x: float) -> Expr:
+    return where(gt(X, Y), sign_of_x, 0.0)
+
+
+# C library functions that have no LLVM intrinsic: registered under their C names only
+# (``libm.py``), with their ``f``/``l`` variants
+LIBM_ONLY: dict[str, MathFn] = {
+    "fdim": MathFn(
+        partials=(_fdim_partial(1.0), _fdim_partial(-1.0)),
+        domain=((-3.0, 3.0), (-3.0, 3.0)),
+        primal=lambda x, y: x - y if x > y else 0.0,
+        notes="fdim(x, y) = x > y ? x - y : 0",
+    ),
+    "remainder": MathFn(
+        partials=(1.0, -rint(X / Y)),
+        domain=((2.2, 2.4), (1.0, 1.05)),
+        primal=math.remainder,
+        notes="x - n*y with n = x/y rounded to nearest, ties to even (IEEE remainder); "
+        "discontinuous where x/y is halfway between integers",
+    ),
+    "remquo": MathFn(
+        partials=(1.0, -rint(X / Y), ZERO),
+        domain=((2.2, 2.4), (1.0, 1.05), None),
+        primal=lambda x, y, _quo_ptr: math.remainder(x, y),
+        operand_kinds=("float", "float", "ptr"),
+        notes="remainder(x, y); the quotient bits stored through the pointer are integers",
+    ),
+    "nextafter": MathFn(
+        partials=(1.0, ZERO),
+        domain=((0.1, 1.0), (2.0, 3.0)),
+        primal=math.nextafter,
+        notes="the neighbouring float of x toward y: x's derivative, y only gives a direction",
+    ),
+    "nexttoward": MathFn(
+        partials=(1.0, ZERO),
+        domain=((0.1, 1.0), (2.0, 3.0)),
+        primal=math.nextafter,
+        notes="nextafter with a long double direction",
+    ),
+    "logb": _zero(lambda x: float(math.frexp(x)[1] - 1), (1.1, 1.9), "float"),
+    "ilogb": _zero(lambda x: float(math.frexp(x)[1] - 1), (1.1, 1.9), "int"),
+    "j0": _bessel("j0", -j1(X), (0.2, 5.0)),
+    "j1": _bessel("j1", 0.5 * (j0(X) - jn(2.0, X)), (0.2, 5.0)),
+    "y0": _bessel("y0", -y1(X), (0.5, 5.0)),
+    "y1": _bessel("y1", 0.5 * (y0(X) - yn(2.0, X)), (0.5, 5.0)),
+    "jn": _bessel_order("jn", jn, (0.2, 5.0)),
+    "yn": _bessel_order("yn", yn, (0.5, 5.0)),
+    "lgamma_r": MathFn(
+        partials=(digamma(X), ZERO),
+        domain=((0.5, 5.0), None),
+        primal=lambda x, _sign_ptr: math.lgamma(x),
+        operand_kinds=("float", "ptr"),
+        notes="lgamma_r(x, int *sign): digamma, a runtime helper; the sign store is an integer",
+        helpers=("__irgrad_digamma",),
+    ),
+}
+
 
 # the intrinsic returning {mantissa, exponent}; its element 0 is differentiable
 LLVM_FREXP = MathFn(

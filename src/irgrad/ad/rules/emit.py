@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from irgrad import ir
-from irgrad.ad.rules.expr import BinOp, Call, Cmp, Const, Expr, Neg, Select, Sym
+from irgrad.ad.rules.expr import LIBM_CALL, BinOp, Call, Cmp, Const, Expr, Neg, Select, Sym
 from irgrad.ad.rules.rule import Rule
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
@@ -252,6 +252,8 @@ def _emit_call(
     spec = e.spec
     if spec.emit.startswith("llvm."):
         return intrinsic(b, spec.emit, ty, args)
+    if spec.emit.startswith(LIBM_CALL):
+        return call_libm(b, spec.emit.removeprefix(LIBM_CALL), args, ty)
     raise DifferentiationError(f"internal: no emitter for rule function {name}")
 
 
@@ -269,6 +271,31 @@ def intrinsic(b: IRBuilder, base: str, ty: ir.Type, args: Sequence[ir.Value]) ->
     fn_ty = ir.FunctionType(ty, [a.type for a in args])
     fn = b.get_or_insert_function(f"{base}.{type_suffix(ty)}", fn_ty)
     return b.call(fn, list(args))
+
+
+_LIBM_SUFFIX = {"double": "", "float": "f", "x86_fp80": "l", "fp128": "l"}
+
+
+def call_libm(b: IRBuilder, name: str, args: Sequence[ir.Value], ty: ir.Type) -> ir.Value:
+    """``name(args...)`` through the C library function of type ``ty`` (``j1f`` for float,
+    ``j1l`` for long double), lane by lane for a vector. With two arguments the first is
+    an integer order (``jn(n, x)``), computed as a float and converted to ``int``."""
+    if isinstance(ty, ir.VectorType):
+        out: ir.Value = ir.PoisonValue(ty)
+        for k in range(ty.count):
+            lanes = [b.extract_element(a, k) for a in args]
+            out = b.insert_element(out, call_libm(b, name, lanes, ty.element), k)
+        return out
+    suffix = _LIBM_SUFFIX.get(ty.kind) if hasattr(ty, "kind") else None
+    if suffix is None:  # half, bfloat: through double
+        wide = [_fp_cast(b, a, ir.double) for a in args]
+        return _fp_cast(b, call_libm(b, name, wide, ir.double), ty)
+    values = list(args)
+    if len(values) == 2:
+        values[0] = b.fptosi(values[0], ir.i32)
+    fn_ty = ir.FunctionType(ty, [v.type for v in values])
+    fn = b.get_or_insert_function(name + suffix, fn_ty)
+    return b.call(fn, values)
 
 
 def call_digamma(b: IRBuilder, x: ir.Value, ty: ir.Type) -> ir.Value:

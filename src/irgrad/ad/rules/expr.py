@@ -39,6 +39,7 @@ from collections.abc import Callable
 
 from irgrad.ad.rules.expr_functions import (
     FUNCTIONS,
+    LIBM_CALL,
     FunctionSpec,
     digamma_value,
     frexp_exp_value,
@@ -100,6 +101,13 @@ trunc = _call("trunc")
 to_fp = _call("to_fp")
 frexp_exp = _call("frexp_exp")
 digamma = _call("digamma")
+rint = _call("rint")
+j0 = _call("j0")
+j1 = _call("j1")
+y0 = _call("y0")
+y1 = _call("y1")
+jn = _call("jn")
+yn = _call("yn")
 
 
 def _compare(pred: str) -> Callable[[ExprLike, ExprLike], Expr]:
@@ -134,6 +142,7 @@ __all__ = [
     "DY",
     "DZ",
     "FUNCTIONS",
+    "LIBM_CALL",
     "ONE",
     "OPERANDS",
     "RESULT",
@@ -170,11 +179,15 @@ __all__ = [
     "ieee_pow",
     "is_zero",
     "isnan",
+    "j0",
+    "j1",
+    "jn",
     "le",
     "log",
     "lt",
     "ne",
     "pow",
+    "rint",
     "sign",
     "sign_value",
     "simplify",
@@ -184,4 +197,7 @@ __all__ = [
     "to_fp",
     "trunc",
     "where",
+    "y0",
+    "y1",
+    "yn",
 ]

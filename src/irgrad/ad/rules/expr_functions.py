@@ -9,6 +9,8 @@ sequence, or a runtime helper).
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,6 +81,43 @@ def frexp_exp_value(x: float) -> float:
     return float(math.frexp(x)[1])
 
 
+def round_even_value(x: float) -> float:
+    """C ``rint`` in the default rounding mode: to the nearest integer, ties to even."""
+    return float(round(x)) if math.isfinite(x) else x
+
+
+_LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+
+
+def _libm_unary(name: str) -> Callable[[float], float]:
+    """The C library's ``double name(double)`` (the Bessel functions: Python has none)."""
+    fn = getattr(_LIBM, name)
+    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
+
+    def impl(x: float) -> float:
+        return float(fn(x))
+
+    impl.__name__ = name
+    return impl
+
+
+def _libm_order(name: str) -> Callable[[float, float], float]:
+    """``double name(int n, double x)`` (``jn``, ``yn``); the order comes as a float."""
+    fn = getattr(_LIBM, name)
+    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_int, ctypes.c_double]
+
+    def impl(n: float, x: float) -> float:
+        return float(fn(int(n), x))
+
+    impl.__name__ = name
+    return impl
+
+
+#: rule functions emitted as a call of the C library function of the rule's type
+#: (``j1``, ``j1f``, ``j1l``); ``jn``/``yn`` take their order as an ``int``
+LIBM_CALL = "libm:"
+
+
 @dataclass(frozen=True)
 class FunctionSpec:
     """A function node: arity, Python implementation, and how the emitter lowers it."""
@@ -86,7 +125,8 @@ class FunctionSpec:
     name: str
     arity: int
     impl: Callable[..., float]
-    emit: str  # an LLVM intrinsic base name, an instruction recipe, or "runtime:<symbol>"
+    emit: str  # an LLVM intrinsic base name, an instruction recipe, "runtime:<symbol>" or
+    # "libm:<name>" (a C library call)
     doc: str
 
 
@@ -108,6 +148,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
         ),
         FunctionSpec("copysign", 2, math.copysign, "llvm.copysign", "|a| with the sign of b"),
         FunctionSpec("trunc", 1, _nan_on_error(math.trunc), "llvm.trunc", "round toward 0"),
+        FunctionSpec("rint", 1, round_even_value, "llvm.rint", "round to nearest, ties to even"),
         FunctionSpec(
             "to_fp", 1, float, "sitofp to the rule's floating-point type", "integer -> float"
         ),
@@ -125,16 +166,23 @@ FUNCTIONS: dict[str, FunctionSpec] = {
             "runtime:__irgrad_digamma",
             "psi(a) = d/da lgamma(a); the emitter calls a runtime helper (double/float)",
         ),
+        *(FunctionSpec(n, 1, _libm_unary(n), LIBM_CALL + n, f"Bessel function {n}(a)")
+          for n in ("j0", "j1", "y0", "y1")),
+        *(FunctionSpec(n, 2, _libm_order(n), LIBM_CALL + n,
+                       f"Bessel function {n}(a, b) of integer order a (converted to int)")
+          for n in ("jn", "yn")),
     )
 }
 
 
 __all__ = [
     "FUNCTIONS",
+    "LIBM_CALL",
     "FunctionSpec",
     "digamma_value",
     "frexp_exp_value",
     "ieee_div",
     "ieee_pow",
+    "round_even_value",
     "sign_value",
 ]
