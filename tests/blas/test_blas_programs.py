@@ -20,7 +20,9 @@ printing OK:
   end with respect to the data;
 * ``gp_loglik.c``: a Gaussian process's negative log likelihood through getrf (log
   determinant) and getri (the inverse covariance), Fortran and LAPACKE, against central
-  differences and the textbook derivative.
+  differences and the textbook derivative;
+* ``index_routines.c``: i?amax/i?amin (CBLAS and Fortran, real and complex) inside
+  differentiated code: no derivative of their own, the picked element's flows.
 
 Each program is compiled once per level (a session-wide pool of two workers); a missing
 compiler or library fails the build, it is never skipped."""
@@ -43,7 +45,7 @@ PROGRAMS = {"cblas_rules": ((), 50), "fortran_rules": ((), 34),
             "flang_rules": (("flang_kernel.f90",), 4), "gauss_newton": ((), 0),
             "modes": ((), 0), "lapacke_rules": (("-llapacke",), 4),
             "lu_rules": (("-llapacke",), 11), "getri_rules": (("-llapacke",), 11),
-            "gp_loglik": (("-llapacke",), 2)}
+            "gp_loglik": (("-llapacke",), 2), "index_routines": ((), 0)}
 LEVELS = ["O0", "O1", "O2", "O3"]
 _BUILD = Path(tempfile.mkdtemp(prefix="irgrad-blas-"))
 _POOL = ThreadPoolExecutor(max_workers=2)

@@ -87,6 +87,10 @@ ROUTINES: dict[str, Routine] = {r.name: r for r in [
     Routine("swap", ("n", "x", "incx", "y", "incy"), ("x", "y"), shapes=_XY),
     Routine("nrm2", ("n", "x", "incx"), (), returns=True, shapes=_XY[:1]),
     Routine("asum", ("n", "x", "incx"), (), returns=True, shapes=_XY[:1]),
+    # the index of the element of largest (smallest: OpenBLAS's extension) magnitude:
+    # an integer from an array it only reads, so the call carries no derivative
+    Routine("iamax", ("n", "x", "incx"), (), shapes=_XY[:1]),
+    Routine("iamin", ("n", "x", "incx"), (), shapes=_XY[:1]),
     Routine("gemv", ("trans", "m", "n", "alpha", "A", "lda", "x", "incx", "beta", "y",
                      "incy"), ("y",), level=2,
             shapes=(("A", "m", "n", None), ("x", "n", "m", "trans"),
@@ -207,10 +211,30 @@ def _params(r: Routine, s: Spelling) -> tuple[str, ...]:
     return lead + r.args + tail
 
 
+#: the routines spelled with an ``i`` before the element letter (``idamax``, ``icamax``)
+INDEX_ROUTINES = ("iamax", "iamin")
+#: element letters: real ``d``/``s``, and the index routines' complex ``z``/``c`` (an
+#: array of pairs, whose parts are ``double``/``float``)
+_ELEMENTS = {"d": "double", "s": "float", "z": "double", "c": "float"}
+
+
+def _index_routine(rest: str) -> tuple[Routine, str] | None:
+    """``idamax`` -> (iamax, double); ``izamax`` -> (iamax, double)."""
+    if len(rest) > 2 and rest[0] == "i" and rest[1] in _ELEMENTS and \
+            "i" + rest[2:] in INDEX_ROUTINES:
+        return ROUTINES["i" + rest[2:]], _ELEMENTS[rest[1]]
+    return None
+
+
 def blas_function(name: str | None) -> BlasFunction | None:
     """The routine a function name calls (None: not a known BLAS/LAPACK name)."""
     if not name:
         return None
+    if name.startswith("cblas_i") or (name.startswith("i") and name.endswith("_")):
+        index = _index_routine(name.removeprefix("cblas_").removesuffix("_"))
+        if index is not None:
+            spelling = CBLAS if name.startswith("cblas_") else FORTRAN
+            return BlasFunction(index[0], spelling, index[1], _params(index[0], spelling))
     helper = NUMBA_HELPERS.get(name)
     if helper is not None:
         return BlasFunction(ROUTINES[helper[0]], NUMBA, None, helper[1])
@@ -314,6 +338,7 @@ __all__ = [
     "CBLAS",
     "FLAGS",
     "FORTRAN",
+    "INDEX_ROUTINES",
     "INTS",
     "LAPACKE",
     "NUMBA",

@@ -23,6 +23,14 @@ def _sel(e: BlasEmitter, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
 
 
 # -- level 1 -------------------------------------------------------------------------------
+def _no_tangent(e: BlasEmitter, o: BlasOperands) -> ir.Value | None:
+    return None
+
+
+def _no_adjoint(e: BlasEmitter, o: BlasOperands) -> None:
+    return None
+
+
 def _dot_needs(o: BlasOperands) -> Needs:
     return [*([("x", "in")] if o.active("y") else []), *([("y", "in")] if o.active("x") else [])]
 
@@ -305,5 +313,8 @@ def_blas("nrm2", _nrm2_needs, _nrm2_fwd, _nrm2_rev)
 def_blas("gemv", _gemv_needs, _gemv_fwd, _gemv_rev, forward_before=True)
 def_blas("ger", _ger_needs, _ger_fwd, _ger_rev)
 def_blas("gemm", _gemm_needs, _gemm_fwd, _gemm_rev, forward_before=True)
+# i?amax / i?amin: an index read off an array, written nowhere: no derivative work
+for _index in ("iamax", "iamin"):
+    def_blas(_index, no_needs, _no_tangent, _no_adjoint)
 
 __all__: list[str] = []
