@@ -20,7 +20,7 @@ from pathlib import Path
 import llvmlite.binding as llvm
 
 from irgrad.build_cache import BuildCache, cache_key, irgrad_fingerprint
-from irgrad.errors import DifferentiationError
+from irgrad.errors import DifferentiationError, ToolchainError
 from irgrad.frontends import link_modules
 from irgrad.frontends.build_log import BuildLog
 from irgrad.frontends.cc_args import Invocation
@@ -41,6 +41,7 @@ from irgrad.llvm.load import parse_llvm
 from irgrad.llvm.objects import LinkOptions, emit_object, link_process
 from irgrad.llvm.symbols import file_symbols
 from irgrad.pipeline import PipelineOptions, explain_text, run_pipeline
+from irgrad.toolchain import run_tool
 
 _REBUILD_HINT = (
     "rebuild it with LLVM bitcode: `irgrad cc -c` (or `clang-22 -flto -c`, "
@@ -208,20 +209,83 @@ def _print_requests(text: str, given: list[tuple[str, str]]) -> list[tuple[str, 
 def _with_native_origin(
     err: DifferentiationError, declared: list[str], plan: LinkPlan
 ) -> DifferentiationError:
-    """``err`` plus where each function it names is defined without LLVM IR."""
+    """``err`` plus where each function it names is defined without LLVM IR. A function
+    that no input defines is noted only when the native libraries of the link (the C
+    library, the ``-l`` libraries found in the system's folders, a language's runtime) do
+    not define it either; ``__enzyme_*`` entry points are never noted."""
+    named = [symbol for symbol in declared
+             if re.search(rf"(?<![\w.$]){re.escape(symbol)}(?![\w.$])", err.message)]
+    unresolved = [s for s in named if s not in plan.native_definitions
+                  and s in plan.undefined and not s.startswith("__enzyme_")]
+    provided = _natively_provided(unresolved, plan) if unresolved else set()
     notes = []
-    for symbol in declared:
-        if not re.search(rf"(?<![\w.$]){re.escape(symbol)}(?![\w.$])", err.message):
-            continue
+    for symbol in named:
         origin = plan.native_definitions.get(symbol)
         if origin is not None:
             notes.append(f"'{symbol}' is defined only as native code, in {origin}, which has "
                          f"no LLVM IR to differentiate: {_REBUILD_HINT}")
-        elif symbol in plan.undefined:
+        elif symbol in unresolved and symbol not in provided:
             notes.append(f"no input of this link defines '{symbol}'")
     if not notes:
         return err
     return DifferentiationError(err.message + "\nnote: " + "\nnote: ".join(notes), err.location)
+
+
+def _natively_provided(symbols: list[str], plan: LinkPlan) -> set[str]:
+    """Those of ``symbols`` that a library the system linker adds defines: a language
+    runtime's (flang's ``_FortranA*``, libstdc++'s), or one the C library, ``libm`` (for
+    C++ and Fortran) or a ``-lNAME`` not found in the ``-L`` folders exports."""
+    langs = _languages(plan.undefined)
+    runtime = tuple(p for lang in langs for p in _LANGUAGE_SYMBOLS[lang])
+    provided = {s for s in symbols if s.startswith(runtime)} if runtime else set()
+    rest = set(symbols) - provided
+    if not rest:
+        return provided
+    names = ["c", *(["m"] if langs & {"c++", "fortran"} else []),
+             *(["stdc++"] if "c++" in langs else []),
+             *(a[2:] for a in plan.system_args if a.startswith("-l") and len(a) > 2)]
+    try:
+        folders = _system_library_folders()
+        for name in dict.fromkeys(names):
+            for path in _library_files(name, folders):
+                table = file_symbols(path, dynamic=_is_shared(path))
+                rest -= {d.partition("@")[0] for d in table.defined}  # gamma@@GLIBC_2.2.5
+                if not rest:
+                    break
+    except (OSError, ToolchainError):  # only a note is at stake
+        pass
+    return provided | (set(symbols) - rest)
+
+
+def _system_library_folders() -> list[Path]:
+    """The folders the system linker searches for ``-lNAME`` (clang's ``libraries:``)."""
+    proc = run_tool("clang", ["-print-search-dirs"])
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("libraries: ="):
+            return [Path(p) for p in line.removeprefix("libraries: =").split(":") if p]
+    return []
+
+
+def _library_files(name: str, folders: list[Path]) -> list[Path]:
+    """The files ``-lNAME`` stands for: the shared library (else the archive) in the
+    first folder that has one; a linker script (glibc's ``libc.so``) by the files it
+    names."""
+    for folder in folders:
+        for candidate in (f"lib{name}.so", f"lib{name}.a"):
+            path = folder / candidate
+            if not path.is_file():
+                continue
+            with path.open("rb") as f:
+                head = f.read(8)
+            if head.startswith(b"\x7fELF") or head.startswith(b"!<arch>"):
+                return [path]
+            script = path.read_text("utf-8", "replace")
+            return [Path(p) for p in re.findall(r"(/[^\s()]+)", script) if Path(p).is_file()]
+    return []
+
+
+def _is_shared(path: Path) -> bool:
+    return ".so" in path.name and not path.name.endswith(".a")
 
 
 def _languages(undefined: set[str]) -> set[str]:
