@@ -31,12 +31,14 @@ from irgrad import ir
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.failures import emit_failure
+from irgrad.ad.core.shadow_globals import global_activity_of, shadow_globals_of
 from irgrad.analysis.activity import has_float, holds_pointers
 from irgrad.analysis.function_pointers import (
     as_function,
     holds_functions,
     points_into_function_table,
 )
+from irgrad.analysis.global_activity import global_base
 from irgrad.errors import DifferentiationError
 
 REVERSE_MODES = (DerivativeMode.REVERSE_COMBINED, DerivativeMode.REVERSE_PRIMAL,
@@ -156,7 +158,12 @@ def constant_has_shadow(c: ir.Value) -> bool:
 
 def shadow_global(ctx: DerivativeContext, gv: ir.GlobalVariable, mode: DerivativeMode,
                   width: int = 1) -> ir.GlobalVariable | None:
-    """A copy of constant global ``gv`` with each function replaced by its table."""
+    """The shadow of constant global ``gv`` holding functions (a vtable, a table of
+    ``{callback, weight, coefficients}`` records): a copy in which each function is its
+    table, each floating-point value is zero (the table is constant) and each pointer to
+    floating-point data is the shadow of that data (:func:`_data_pointer_shadow`); integers
+    and pointers to other data stay as they are (bookkeeping, names, type info). Reverse
+    mode adds the adjoints of the table's values into it, so there it is writable."""
     if not holds_functions(gv):
         return None
     forward = mode is DerivativeMode.FORWARD
@@ -167,25 +174,58 @@ def shadow_global(ctx: DerivativeContext, gv: ir.GlobalVariable, mode: Derivativ
     init = gv.initializer
     assert init is not None
     shadow = ir.GlobalVariable(ctx.module.unique_name(gv.name + ".shadow"), gv.value_type,
-                               ir.ConstantAggregateZero(gv.value_type), True, "internal")
+                               ir.ConstantAggregateZero(gv.value_type), forward, "internal")
     shadow.align = gv.align
     ctx.module.add_global(shadow)
     ctx.analyses[key] = shadow
-    shadow.initializer = _replace_functions(ctx, init, mode, width)
+    shadow.initializer = _shadow_initializer(ctx, init, mode, width)
     return shadow
 
 
-def _replace_functions(ctx: DerivativeContext, c: ir.Value, mode: DerivativeMode,
-                       width: int) -> ir.Value:
+def _shadow_initializer(ctx: DerivativeContext, c: ir.Value, mode: DerivativeMode,
+                        width: int) -> ir.Value:
     fn = as_function(c)
     if fn is not None:
         return shadow_table(ctx, fn, mode, width)
     if isinstance(c, ir.ConstantAggregate):
-        elems = [_replace_functions(ctx, e, mode, width) for e in c.elements]
+        elems = [_shadow_initializer(ctx, e, mode, width) for e in c.elements]
         if all(a is b for a, b in zip(elems, c.elements, strict=True)):
             return c
         return type(c)(c.type, elems)
+    if isinstance(c, ir.ConstantFP | ir.ConstantDataString) and has_float(c.type):
+        return ir.null_value(c.type)
+    if c.type.is_pointer and isinstance(c, ir.Constant):
+        return _data_pointer_shadow(ctx, c, mode, width)
     return c
+
+
+def _data_pointer_shadow(ctx: DerivativeContext, c: ir.Constant, mode: DerivativeMode,
+                         width: int) -> ir.Value:
+    """The shadow of a constant pointer kept in a table of functions: another such table's
+    shadow; for a global holding floating-point data, its shadow global when it is active,
+    else its zero shadow (forward) or sink (reverse), as for a constant global read
+    directly. Anything else (null, strings, type info) is itself."""
+    g = global_base(c)
+    if g is None or not isinstance(g, ir.GlobalVariable):
+        return c
+    if holds_functions(g):
+        got = shadow_of_constant(ctx, c, mode, width)
+        return c if got is None else got
+    if not has_float(g.value_type):
+        return c
+    shadows = shadow_globals_of(ctx)
+    why = shadows.why_not(g)
+    if why is not None:
+        raise DifferentiationError(f"a table of functions points to global @{g.name}, which "
+                                   f"has no shadow: {why}")
+    if g in global_activity_of(ctx).active:
+        if width != 1:
+            raise DifferentiationError(
+                f"a table of functions points to active global @{g.name}: vector forward "
+                "mode (enzyme_width > 1) through such a table is not supported")
+        return shadows.rebuild(c, shadows.shadow(g))
+    reverse = mode is not DerivativeMode.FORWARD
+    return shadows.rebuild(c, shadows.constant_shadow(g, reverse=reverse))
 
 
 # -- primal functions the tables and dispatchers differentiate ------------------------------
