@@ -89,8 +89,16 @@ def shadow_result_needed(gu: GradientUtils, call: ir.CallBase) -> bool:
     if not ((holds_pointers(call.type) and gu.is_shadowed(call))
             or call in gu.activity.addresses):  # (an address returned as an integer)
         return False
-    seen: set[ir.Value] = {call}
-    work: list[ir.Value] = [call]
+    return shadow_used(gu, call)
+
+
+def shadow_used(gu: GradientUtils, value: ir.Value) -> bool:
+    """Does anything use the shadow of pointer ``value``: read or write through it (or a
+    pointer derived from it), store it into memory, pass it to a call that is not
+    inactive, return it with its shadow? Comparisons and ``ptrtoint`` (an index computed
+    as ``p - base``) do not."""
+    seen: set[ir.Value] = {value}
+    work: list[ir.Value] = [value]
     while work:
         v = work.pop()
         for use in v.uses:

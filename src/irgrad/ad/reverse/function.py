@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from irgrad import ir
 from irgrad.ad.core.config import DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
+from irgrad.ad.core.diagnostics import no_shadow_message
 from irgrad.ad.core.internal_shadows import (
     acquire_internal_shadow,
     internal_shadow_params,
@@ -31,7 +32,7 @@ from irgrad.ad.core.internal_shadows import (
 from irgrad.ad.core.signatures import reverse_signature
 from irgrad.ad.reverse.accumulation_order import accumulation_order, reverse_is_local
 from irgrad.ad.reverse.branches import BranchIndex, branch_index
-from irgrad.ad.reverse.call_sites import prepare_calls
+from irgrad.ad.reverse.call_sites import prepare_calls, shadow_used
 from irgrad.ad.reverse.calls import forward_call, reverse_call
 from irgrad.ad.reverse.dynamic_allocas import heapify_dynamic_allocas, reverse_heap_alloca
 from irgrad.ad.reverse.explain import record_report
@@ -188,6 +189,12 @@ def _forward_shadows(gu: GradientUtils) -> None:
                 _forward_call(gu, inst)
                 continue
             if inst in gu.activity.shadowed:
+                if isinstance(inst, ir.PHINode) and not shadow_used(gu, inst):
+                    # a merge of pointers only compared or turned into an index (Rust's
+                    # sort picking a pivot): no shadow, which one incoming value (a
+                    # callee's result nobody needed the shadow of) may lack
+                    gu.unshadowable[inst] = gu.error(no_shadow_message(inst), inst)
+                    continue
                 try:
                     s = create_shadow(gu, inst)
                 except DifferentiationError as e:
