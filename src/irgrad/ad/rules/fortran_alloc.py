@@ -30,6 +30,7 @@ from irgrad.ad.rules.fortran_rule import (
     shadow_of,
     views,
 )
+from irgrad.ad.rules.fortran_typeinfo import owns_components
 from irgrad.analysis.fortran_runtime import ATTRIBUTE_OTHER
 
 
@@ -55,6 +56,17 @@ def _assign_shadow(e: DescriptorEmitter, o: FortranOperands) -> None:
     e.join(inner)
     e.view_into(shadow_of(o, "to"), o.v["to"], e.zeroed_block(o.v["to"]))
     e.join(join)
+
+
+def _assign_augment(e: DescriptorEmitter, o: FortranOperands) -> None:
+    """Reverse mode: the shadow of a derived-type left side with allocatable components
+    would need components of its own, which it does not get: stop at the Fortran line."""
+    if not o.active("to"):
+        return
+    _, join = e.if_then(owns_components(e.b, o.v["to"]), "owned")
+    e.fatal("irgrad: the reverse-mode derivative of an assignment of a derived type with "
+            "allocatable components through the Fortran runtime is not supported")
+    e.b.position_at_end(join)
 
 
 def _assign_forward(e: DescriptorEmitter, o: FortranOperands) -> ir.Value | None:
@@ -88,7 +100,7 @@ def _assign_reverse(e: DescriptorEmitter, o: FortranOperands) -> None:
 
 def_fortran(FortranRule("assign", lambda o: views(o, "to", "from"), _assign_forward,
                         _assign_reverse, before=_assign_before, shadow=_assign_shadow,
-                        slot_rank="to"))
+                        augment=_assign_augment, slot_rank="to"))
 
 
 # -- allocate, allocate(..., source=), deallocate -----------------------------------------------

@@ -8,6 +8,7 @@ object ``_FortranAInitialize`` gave its default values).
 flang-22's records (byte offsets)::
 
     DerivedType  88 sizeInBytes (i64)   232 component: a rank-1 descriptor of Components
+                 430 noDestructionNeeded (i8: 0 when it has allocatable components)
     Component    24 genre  25 category  26 kind  27 rank  32 offset (i64)
                  56 derived: a scalar descriptor whose base is the component's DerivedType
                  160 bounds: a descriptor of rank x {lower, upper} Values ({i8, i64 at 8})
@@ -48,6 +49,7 @@ from irgrad.ir.builder import IRBuilder
 OBJECT_UPDATE = "__irgrad_fobject_update"
 TYPE_SIZE_OFFSET = 88
 TYPE_COMPONENTS_OFFSET = 232
+TYPE_NO_DESTRUCTION_OFFSET = 430  # after specialBitSet (i32), hasParent, noInitialization
 COMPONENT_GENRE, COMPONENT_CATEGORY, COMPONENT_KIND, COMPONENT_RANK = 24, 25, 26, 27
 COMPONENT_OFFSET = 32
 COMPONENT_DERIVED = 56
@@ -55,6 +57,16 @@ COMPONENT_BOUNDS = 160
 VALUE_BYTES = 16  # {u8 genre, i64 value at 8}
 GENRE_DATA, GENRE_ALLOCATABLE, GENRE_AUTOMATIC = 1, 3, 4
 CATEGORY_REAL, CATEGORY_COMPLEX, CATEGORY_DERIVED = 2, 3, 6
+
+
+def owns_components(b: IRBuilder, d: ir.Value) -> ir.Value:
+    """Is ``d`` of a derived type with allocatable (or automatic) components, at any
+    depth (its description's ``noDestructionNeeded`` is false)?"""
+    dt = derived_type(b, d)
+    null = ir.ConstantPointerNull(ir.ptr)
+    safe = b.select(b.icmp("eq", dt, null), d, dt)  # (read only when there is a type)
+    flag = field(b, safe, TYPE_NO_DESTRUCTION_OFFSET, ir.i8)
+    return b.and_(b.icmp("ne", dt, null), b.icmp("eq", flag, ir.ConstantInt(ir.i8, 0)))
 
 
 def derived_type(b: IRBuilder, d: ir.Value) -> ir.Value:
