@@ -1,11 +1,19 @@
 ! What flang hands to its runtime besides the array intrinsics, in a small smoothing
 ! model: minloc/maxloc/count/any and integer maxval (integers only: no derivative, but
 ! runtime calls at -O0), a strided section of an assumed-shape array passed to an F77-style
-! routine (_FortranACopyInAssign/_FortranACopyOutAssign at every level), a local array of
-! a derived type with an allocatable component (_FortranAInitialize) and a polymorphic
-! object allocated with source= (_FortranAAllocatableDeallocatePolymorphic). The program
+! routine (_FortranACopyInAssign/_FortranACopyOutAssign at every level, with and without
+! copy-out), a local array of a derived type with an allocatable component
+! (_FortranAInitialize) and a polymorphic object allocated with source=
+! (_FortranAAllocatableDeallocatePolymorphic). The program
 ! checks the gradient against central differences and forward against reverse mode, and
 ! prints OK.
+subroutine sumsq(n, v, out)         ! F77 style, read only (no copy-out: a null variable)
+  integer :: n
+  double precision, intent(in) :: v(n)
+  double precision, intent(out) :: out
+  out = sum(v * v * v)
+end subroutine
+
 subroutine damp(n, v, c)            ! F77 style: explicit shape, modified in place
   integer :: n
   double precision :: v(n), c
@@ -20,6 +28,14 @@ module smoothing
   implicit none
   private
   public :: loss
+
+  interface
+    subroutine sumsq(n, v, out)
+      integer :: n
+      double precision, intent(in) :: v(n)
+      double precision, intent(out) :: out
+    end subroutine
+  end interface
 
   type :: track
     real(c_double), allocatable :: v(:)
@@ -60,6 +76,12 @@ contains
     call damp(size(a(1::2)), a(1::2), 0.3d0)
   end subroutine
 
+  function even_cubes(a) result(q)   ! copied in only
+    real(c_double), intent(in) :: a(:)
+    real(c_double) :: q
+    call sumsq(size(a(2::2)), a(2::2), q)
+  end function
+
   function loss(x, n) result(l) bind(c, name="loss")
     integer(c_int), value :: n
     real(c_double), intent(in) :: x(n)
@@ -79,7 +101,7 @@ contains
         + sum(t(2)%offsets) * x(4)
     if (any(w > 100d0)) l = l + 1d0
     allocate(p, source=quadratic(k=1.5d0))
-    l = l + p%eval(sum(w))
+    l = l + p%eval(sum(w)) + even_cubes(w)
     deallocate(p)
   end function
 
