@@ -33,7 +33,7 @@ from irgrad.ad.rules.emit import (
 )
 from irgrad.ad.rules.sign_bits import flip_sign, sign_bit_operation
 from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis, moves_address
-from irgrad.analysis.global_activity import global_base
+from irgrad.analysis.global_activity import global_base, has_float
 from irgrad.analysis.underlying_objects import from_inactive_library
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
@@ -227,7 +227,10 @@ class ForwardPass:
         elif op in ("load", "store", "alloca", "getelementptr"):
             getattr(mem, f"visit_{op.replace('getelementptr', 'gep')}")(self, inst)
         elif op in ("atomicrmw", "cmpxchg"):
-            if any(self.tangent(o) is not None for o in inst.operands):
+            # integer atomics are bookkeeping (a std::shared_ptr's reference count): no
+            # tangent, as in reverse mode; on floating-point data they are refused
+            if has_float(inst.type) and any(self.tangent(o) is not None
+                                            for o in inst.operands):
                 raise self.error(inst, "atomic operations on active memory are not supported")
         else:
             self.visit_value(inst)

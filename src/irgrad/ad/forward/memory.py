@@ -402,23 +402,35 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
                          call.args[2]: times_width(fp, call.args[2])})
         return
     dsts = dst_t if isinstance(dst_t, list) else [dst_t]
+    n = call.args[2]
     if name.startswith("llvm.memset."):
         for d in dsts:
-            copy_shadow(fp, call, {dst: d, call.args[1]: ir.ConstantInt(ir.i8, 0)})
+            copy_shadow(fp, call, {dst: d, call.args[1]: ir.ConstantInt(ir.i8, 0),
+                                   n: _unless_own_shadow(fp, d, dst, n)})
         return
     src = call.args[1]
     src_t = fp.tangent(src)
     if dst in fp.interleaved:  # both sides interleaved (decided together): bytes x N
         copy_shadow(fp, call, {dst: dst_t, src: src_t,  # type: ignore[dict-item]
-                         call.args[2]: times_width(fp, call.args[2])})
+                         n: times_width(fp, n)})
         return
     if src_t is None:  # copying constant data: the destination's tangent becomes zero
         for d in dsts:
-            fp.b.memset(d, 0, call.args[2])
+            fp.b.memset(d, 0, _unless_own_shadow(fp, d, dst, n))
         return
     srcs = src_t if isinstance(src_t, list) else [src_t]
     for d, s in zip(dsts, srcs, strict=True):
-        copy_shadow(fp, call, {dst: d, src: s})
+        copy_shadow(fp, call, {dst: d, src: s, n: _unless_own_shadow(fp, d, dst, n)})
+
+
+def _unless_own_shadow(fp: ForwardPass, shadow: ir.Value, primal: ir.Value,
+                       n: ir.Value) -> ir.Value:
+    """The length of a copy into ``shadow``: none when the shadow is the primal memory
+    itself (library memory no derivative reaches, a long std::string's characters: its
+    own shadow), which the tangent copy must not overwrite."""
+    if isinstance(shadow, ir.Constant) or (isinstance(n, ir.Constant) and n.is_null_value()):
+        return n
+    return fp.b.select(fp.b.icmp("eq", shadow, primal), ir.null_value(n.type), n)
 
 
 def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function,
