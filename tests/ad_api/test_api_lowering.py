@@ -149,3 +149,30 @@ entry:
     inst = module.get_function("g").blocks[0].instructions[0]  # type: ignore[union-attr]
     loc = source_location_of(inst, module)
     assert (loc.filename, loc.line, loc.column) == ("/src/prog.c", 9, 14)
+
+
+def test_allocated_size_from_augmentsize_in_any_order() -> None:
+    """``enzyme_allocated, N`` with N from ``__enzyme_augmentsize`` (here through a cast
+    to i64): every augmentsize is resolved before the split calls, though the pair's
+    entry points are declared, and a pair of the same function called, first."""
+    text = lower("""
+@enzyme_tape = external global i32
+@enzyme_allocated = external global i32
+@enzyme_out = external global i32
+declare ptr @__enzyme_augmentfwd(ptr, ...)
+declare double @__enzyme_reverse(ptr, ...)
+declare i32 @__enzyme_augmentsize(ptr, ...)
+define double @main_(ptr %p, ptr %dp, ptr %buf) {
+entry:
+  %t = call ptr (ptr, ...) @__enzyme_augmentfwd(ptr @f, ptr @enzyme_out, double 2.0, ptr @enzyme_dup, ptr %p, ptr %dp, ptr @enzyme_const, i32 3)
+  %a = call double (ptr, ...) @__enzyme_reverse(ptr @f, ptr @enzyme_out, double 2.0, ptr @enzyme_dup, ptr %p, ptr %dp, ptr @enzyme_const, i32 3, double 1.0, ptr %t)
+  %n = call i32 (ptr, ...) @__enzyme_augmentsize(ptr @f, ptr @enzyme_out, ptr @enzyme_dup, ptr @enzyme_const)
+  %n64 = sext i32 %n to i64
+  %u = call ptr (ptr, ...) @__enzyme_augmentfwd(ptr @f, ptr @enzyme_allocated, i64 %n64, ptr @enzyme_tape, ptr %buf, ptr @enzyme_out, double 2.0, ptr @enzyme_dup, ptr %p, ptr %dp, ptr @enzyme_const, i32 3)
+  %b = call double (ptr, ...) @__enzyme_reverse(ptr @f, ptr @enzyme_allocated, i32 %n, ptr @enzyme_tape, ptr %buf, ptr @enzyme_out, double 2.0, ptr @enzyme_dup, ptr %p, ptr %dp, ptr @enzyme_const, i32 3, double 1.0)
+  %s = fadd double %a, %b
+  ret double %s
+}
+""")
+    assert "__enzyme" not in text
+    assert "enzyme_allocated" not in text

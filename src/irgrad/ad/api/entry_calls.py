@@ -76,6 +76,26 @@ class ParsedCall:
         return self.kind.prefix if self.kind is not None else "__enzyme"
 
 
+def _integer_constant(v: ir.Value) -> int | None:
+    """The value of integer constant ``v``, also through the integer casts the caller
+    applied to it (``(size_t)__enzyme_augmentsize(...)``, whose call was replaced by the
+    constant after the cast was made)."""
+    if isinstance(v, ir.ConstantInt):
+        return v.value
+    if isinstance(v, ir.CastInst) and v.opcode in ("sext", "zext", "trunc") and \
+            isinstance(v.type, ir.IntType):
+        inner = v.value
+        got = _integer_constant(inner)
+        if got is None or not isinstance(inner.type, ir.IntType):
+            return None
+        width = v.type.width if v.opcode == "trunc" else inner.type.width
+        bits = got & ((1 << width) - 1)
+        if v.opcode == "zext" or not bits >> (width - 1):
+            return bits
+        return bits - (1 << width)  # sign bit set: sext, or a trunc read signed
+    return None
+
+
 def call_error(call: ir.CallBase, message: str) -> DifferentiationError:
     return DifferentiationError(message, source_location_of(call))
 
@@ -302,10 +322,11 @@ class _ArgumentReader:
 
     def _constant(self, marker: str, what: str) -> int:
         v = self._next_value(marker)
-        if not isinstance(v, ir.ConstantInt):
+        got = _integer_constant(v)
+        if got is None:
             raise self.error(f"{marker} must be followed by a constant {what}, not "
                              f"{value_text(v)}")
-        return v.value
+        return got
 
     def _argument_markers(self, index: int) -> tuple[str | None, ir.Value | None,
                                                      int | None, bool]:

@@ -101,12 +101,20 @@ def lower_nested_calls(ctx: DerivativeContext, fn: ir.Function) -> None:
         state.add(f)  # before lowering: a request for f's own derivative inside f stops here
         define_undefined_lanes(f)
         replace_known_asm(f)
-        for call in list(f.instructions()):
-            if not isinstance(call, ir.CallBase) or call.called_function is None:
-                continue
-            kind = entry_kind(call.called_function.name)
-            if kind is not None and call.parent is not None:
+        found = [(call, kind) for call in f.instructions()
+                 if isinstance(call, ir.CallBase) and call.called_function is not None
+                 and (kind := entry_kind(call.called_function.name)) is not None]
+        for call, kind in sizes_first(found):
+            if call.parent is not None:
                 lower_call(ctx, call, kind)
+
+
+def sizes_first(calls: Iterable[tuple[ir.CallBase, EntryKind]]
+                ) -> list[tuple[ir.CallBase, EntryKind]]:
+    """``calls`` with every ``__enzyme_augmentsize`` first (else in their order): each
+    becomes the constant an ``enzyme_allocated, N`` of a split call may need, wherever
+    the split calls are, and whatever was lowered before them."""
+    return sorted(calls, key=lambda c: c[1] is not EntryKind.AUGMENTSIZE)
 
 
 _NOT_SUPPORTED = {
@@ -199,7 +207,7 @@ def lower_enzyme_calls(module: ir.Module,
     roots = differentiated_functions(c for c, _ in calls)
     if roots is not None:  # global activity looks only at what these can reach
         set_roots(ctx, roots)
-    for call, kind in calls:
+    for call, kind in sizes_first(calls):
         if call.parent is not None:  # not lowered already as a nested call
             lower_call(ctx, call, kind)
     remove_markers(module)
@@ -233,10 +241,10 @@ def lower_calls_in_order(module: ir.Module, calls: Sequence[ir.CallBase]) -> Non
     roots = differentiated_functions(calls)
     if roots is not None:
         set_roots(ctx, roots)
-    for call in calls:
-        fn = call.called_function
-        kind = entry_kind(fn.name) if fn is not None else None
-        if kind is not None and call.parent is not None:
+    found = [(call, kind) for call in calls if call.called_function is not None
+             and (kind := entry_kind(call.called_function.name)) is not None]
+    for call, kind in sizes_first(found):
+        if call.parent is not None:
             lower_call(ctx, call, kind)
     remove_markers(module)
     resolve_hints(module)
