@@ -92,11 +92,12 @@ def shadow_result_needed(gu: GradientUtils, call: ir.CallBase) -> bool:
     return shadow_used(gu, call)
 
 
-def shadow_used(gu: GradientUtils, value: ir.Value) -> bool:
+def shadow_used(gu: GradientUtils, value: ir.Value, *, calls_use: bool = False) -> bool:
     """Does anything use the shadow of pointer ``value``: read or write through it (or a
     pointer derived from it), store it into memory, pass it to a call that is not
-    inactive, return it with its shadow? Comparisons and ``ptrtoint`` (an index computed
-    as ``p - base``) do not."""
+    inactive (to any call when ``calls_use``: a free releases the shadow too), return it
+    with its shadow? Comparisons and ``ptrtoint`` (an index computed as ``p - base``) do
+    not."""
     seen: set[ir.Value] = {value}
     work: list[ir.Value] = [value]
     while work:
@@ -114,7 +115,7 @@ def shadow_used(gu: GradientUtils, value: ir.Value) -> bool:
                 continue
             if isinstance(u, ir.CallBase):
                 name = callee_name(u)
-                if is_inactive_call(name) or is_free(name):
+                if not calls_use and (is_inactive_call(name) or is_free(name)):
                     continue
                 return True
             if isinstance(u, ir.ReturnInst):

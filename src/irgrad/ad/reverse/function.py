@@ -189,7 +189,7 @@ def _forward_shadows(gu: GradientUtils) -> None:
                 _forward_call(gu, inst)
                 continue
             if inst in gu.activity.shadowed:
-                if isinstance(inst, ir.PHINode) and not shadow_used(gu, inst):
+                if isinstance(inst, ir.PHINode) and not shadow_used(gu, inst, calls_use=True):
                     # a merge of pointers only compared or turned into an index (Rust's
                     # sort picking a pivot): no shadow, which one incoming value (a
                     # callee's result nobody needed the shadow of) may lack
