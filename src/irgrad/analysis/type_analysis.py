@@ -28,6 +28,7 @@ from irgrad.analysis.named_objects import NamedObjects
 from irgrad.analysis.overflow_intrinsics import is_overflow_intrinsic, overflow_result_tree
 from irgrad.analysis.tbaa import module_tbaa
 from irgrad.analysis.type_offsets import (
+    SlotMap,
     any_offset,
     array_elements,
     array_of_records,
@@ -107,6 +108,7 @@ class _FunctionTypeAnalysis:
             self.trees[a] = t
         self.insts = list(fn.instructions())
         self._recurrence: dict[Instruction, bool] = {}
+        self._slots: list[SlotMap] = []  # the function's stored pointers, when needed
         self._bounds: dict[Value, int | None] = {}  # see pointee_bound
         # trees of constants (they depend on the constant alone and are never updated)
         self._constants: dict[Value, TypeTree] = {}
@@ -363,7 +365,8 @@ class _FunctionTypeAnalysis:
             if idx.type.is_integer:
                 self.set_scalar(idx, INTEGER)
         off, variable, only_first = self.gep_offset(inst)
-        if not variable and off != 0 and is_pointer_recurrence(inst, self._recurrence):
+        if not variable and off != 0 and is_pointer_recurrence(inst, self._recurrence,
+                                                                         self._slots):
             self.visit_pointer_walk(inst, abs(off))  # p = p + c in a loop
             return
         src_mem = self.pointee(inst.pointer)

@@ -14,8 +14,10 @@ from irgrad.ir.instructions import (
     CastInst,
     GetElementPtrInst,
     Instruction,
+    LoadInst,
     PHINode,
     SelectInst,
+    StoreInst,
 )
 from irgrad.ir.types import ArrayType, Type, VectorType
 from irgrad.ir.values import Value
@@ -151,8 +153,12 @@ def minus_one_only(mem: TypeTree) -> TypeTree:
     return TypeTree({p: ct for p, ct in mem.mapping.items() if p[0] == -1})
 
 
-def is_pointer_recurrence(gep: GetElementPtrInst, cache: dict[Instruction, bool]) -> bool:
-    """Does the GEP's result flow back into its own base (``p++`` in a loop)?"""
+def is_pointer_recurrence(gep: GetElementPtrInst, cache: dict[Instruction, bool],
+                          slots: list[SlotMap] | None = None) -> bool:
+    """Does the GEP's result flow back into its own base: ``p++`` in a loop (through
+    phis), or a pointer bumped where it is kept (``end = end + 1`` stored into the slot it
+    was loaded from: a std::vector's ``_M_finish`` at each ``push_back``)? ``slots``: where
+    the function's stored pointers are remembered between calls (filled when needed)."""
     if gep in cache:
         return cache[gep]
     seen: set[int] = set()
@@ -173,8 +179,53 @@ def is_pointer_recurrence(gep: GetElementPtrInst, cache: dict[Instruction, bool]
             work.append(v.pointer)
         elif isinstance(v, CastInst) and v.opcode in ("bitcast", "addrspacecast"):
             work.append(v.value)
+        elif isinstance(v, LoadInst) and v.type.is_pointer:
+            if slots is None:
+                slots = []
+            if not slots:
+                slots.append(_pointer_slots(gep))
+            work.extend(slots[0].get(_slot(v.pointer), ()))
     cache[gep] = found
     return found
+
+
+def _slot(p: Value) -> tuple[int, int]:
+    """A memory location as (base object, constant byte offset): constant GEPs stripped,
+    so that two GEPs to the same field of the same object name the same slot."""
+    off = 0
+    while isinstance(p, GetElementPtrInst):
+        step = _constant_gep_offset(p)
+        if step is None:
+            break
+        off += step
+        p = p.pointer
+    return (id(p), off)
+
+
+def _constant_gep_offset(g: GetElementPtrInst) -> int | None:
+    if not all(isinstance(i, ConstantInt) for i in g.indices):
+        return None
+    if len(g.indices) != 1:
+        return None
+    idx = g.indices[0]
+    assert isinstance(idx, ConstantInt)
+    return idx.signed_value * alloc_size(g.source_type)
+
+
+SlotMap = dict[tuple[int, int], list[Value]]
+
+
+def _pointer_slots(inst: Instruction) -> SlotMap:
+    """The pointers stored into each slot of ``inst``'s function."""
+    fn = inst.parent.parent if inst.parent is not None else None
+    out: SlotMap = {}
+    if fn is None:
+        return out
+    for bb in fn.blocks:
+        for i in bb.instructions:
+            if isinstance(i, StoreInst) and i.value.type.is_pointer:
+                out.setdefault(_slot(i.pointer), []).append(i.value)
+    return out
 
 
 __all__ = ["any_offset", "array_elements", "array_of_records", "inner_array_index", "is_pointer_recurrence", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
