@@ -31,9 +31,13 @@ from irgrad.ad.reverse.adjoints import adjoint_zero, shadow_add, zero_of
 from irgrad.ad.reverse.dynamic_allocas import shadow_heap_alloca
 from irgrad.ad.reverse.memtransfer import (
     forward_memtransfer,
+    old_block_bytes,
+    realloc_carries_shadow,
     reverse_memset,
     reverse_memtransfer,
     reverse_realloc,
+    shadow_moves_with_block,
+    usable_size_function,
 )
 from irgrad.ad.reverse.tape import keeps_deferred_list
 from irgrad.analysis.activity import holds_pointers, is_pointer_like
@@ -44,6 +48,8 @@ from irgrad.analysis.frees import (
 )
 from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.known_functions import (
+    ALLOCATORS,
+    Allocator,
     allocator,
     callee_name,
     free_pointer_arg,
@@ -169,15 +175,59 @@ def _shadow_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder,
     assert alloc is not None
     args = [gu.invert_pointer(a, call) if k in alloc.state_args else gu.primal(a)
             for k, a in enumerate(call.args)]
-    if alloc.reallocates is not None:  # a fresh zeroed shadow; the old one keeps its adjoints
-        calloc = gu.libc("calloc", ir.FunctionType(ir.ptr, [_I64, _I64]))
-        size = allocation_bytes(b, alloc, args)
-        return b.call(calloc, [size, ir.ConstantInt(_I64, 1)], name=name)
+    if alloc.reallocates is not None:
+        return _shadow_reallocation(gu, call, alloc, name)
     s = b.call(call.callee, args, call.function_type, name=name)
     if not alloc.zeroed:
-        b.memset(s, 0, allocation_bytes(b, alloc, args))
+        _zero_block(gu, b, s, allocation_bytes(b, alloc, args),
+                    _may_be_carried(gu, call, alloc))
     register_shadow_allocation(gu, call, s, b)
     return s
+
+
+def _shadow_reallocation(gu: GradientUtils, call: ir.CallInst, alloc: Allocator,
+                         name: str) -> ir.Value:
+    """``q = realloc(p, n)``: a fresh zeroed shadow block; the old one keeps its adjoints
+    for the reverse of the code before the realloc. When the block may hold pointers
+    (:func:`realloc_carries_shadow`), the new shadow starts as a copy of the old one's
+    first bytes (as many as the primal keeps), so that the shadows of the pointers stored
+    before the realloc move with them. Made before the primal call, while ``p`` -- which
+    may be its own shadow (memory no derivative reaches) -- is still allocated."""
+    new = gu.vmap[call]
+    assert isinstance(new, ir.Instruction)
+    b = IRBuilder(position=new)
+    args = [gu.primal(a) for a in call.args]
+    size = allocation_bytes(b, alloc, args)
+    malloc = gu.libc("malloc", ir.FunctionType(ir.ptr, [_I64]))
+    s = b.call(malloc, [size], name=name)
+    carried = realloc_carries_shadow(gu, call) is not None
+    _zero_block(gu, b, s, size, carried)
+    if carried:
+        assert alloc.reallocates is not None
+        old = gu.invert_pointer(call.args[alloc.reallocates], call)
+        b.memcpy(s, old, old_block_bytes(gu, b, alloc, args, old, size))
+    return s
+
+
+def _may_be_carried(gu: GradientUtils, call: ir.CallInst, alloc: Allocator) -> bool:
+    """May a realloc copy this allocation's shadow block (:func:`_shadow_reallocation`)?
+    It copies as many bytes as the C heap says the block has, so they must all be zero
+    adjoints then, past the size asked for too (:func:`_zero_block`)."""
+    return (alloc.free_function is None and not alloc.state_args
+            and any(gu.module.get_function(f) is not None for f in _REALLOCATORS)
+            and shadow_moves_with_block(gu.types.copied_contents(call, call, None)))
+
+
+def _zero_block(gu: GradientUtils, b: IRBuilder, block: ir.Value, size: ir.Value,
+                usable: bool) -> None:
+    """Zero a new shadow block of ``size`` bytes, or (``usable``) all the bytes the C heap
+    gave it."""
+    if usable:
+        size = b.call(usable_size_function(gu), [block])
+    b.memset(block, 0, size)
+
+
+_REALLOCATORS = tuple(a.name for a in ALLOCATORS.values() if a.reallocates is not None)
 
 
 def register_shadow_allocation(gu: GradientUtils, call: ir.CallBase, shadow: ir.Value,

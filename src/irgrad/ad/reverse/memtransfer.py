@@ -33,7 +33,7 @@ from irgrad.ad.core.deferred_frees import release_function
 from irgrad.ad.core.failures import bound_check, message_global, zero_bytes_check
 from irgrad.ad.core.shadow_globals import unshadowed_memory
 from irgrad.analysis.frees import is_allocation_call
-from irgrad.analysis.known_functions import allocator, callee_name
+from irgrad.analysis.known_functions import Allocator, allocator, callee_name
 from irgrad.analysis.layout import alloc_size
 from irgrad.analysis.type_results import CopiedContents
 from irgrad.analysis.underlying_objects import underlying_objects
@@ -194,25 +194,64 @@ def reverse_memset(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
     b.memset(gu.lookup_shadow(dst, bb, call), 0, as_i64(b, nn))
 
 
+def realloc_carries_shadow(gu: GradientUtils, call: ir.CallInst) -> CopiedContents | None:
+    """What ``q = realloc(p, n)`` moves, when the new shadow block must start as a copy of
+    the old one (None: a zeroed block will do). The bytes may hold pointers -- their
+    shadows, stored into the old shadow block, must be in the new one, where the code
+    after the realloc reads them -- or floats of several kinds, or nothing says what:
+    the old shadow's first bytes are then copied wholesale (its floats are adjoints,
+    zero during the forward sweep in memory the function allocated), and the reverse
+    moves them back (:func:`reverse_realloc`). Floating-point data of one kind alone
+    needs no copy: its adjoints are added back."""
+    got = gu.types.copied_contents(call, call.args[0], None)
+    return got if shadow_moves_with_block(got) else None
+
+
+def shadow_moves_with_block(got: CopiedContents) -> bool:
+    """A realloc of a block of these contents copies its shadow into the new shadow
+    block (:func:`realloc_carries_shadow`)."""
+    return not (got.inactive or (got.float_type is not None and not got.pointers))
+
+
+def old_block_bytes(gu: GradientUtils, b: IRBuilder, alloc: Allocator, args: list[ir.Value],
+                    old: ir.Value, new_bytes: ir.Value) -> ir.Value:
+    """How many bytes of the old block ``old`` (a shadow) a realloc to ``new_bytes``
+    keeps: the old block's size (its usable size when the allocator is not told it)
+    and at most ``new_bytes``."""
+    if alloc.old_size_arg is not None:  # __rust_realloc says how big the old block was
+        k = as_i64(b, args[alloc.old_size_arg])
+    else:
+        k = b.call(usable_size_function(gu), [old])
+    umin = gu.module.get_or_insert_function("llvm.umin.i64", ir.FunctionType(_I64, [_I64, _I64]))
+    return b.call(umin, [k, new_bytes])
+
+
+def usable_size_function(gu: GradientUtils) -> ir.Function:
+    return gu.libc("malloc_usable_size", ir.FunctionType(_I64, [ir.ptr]))
+
+
 def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
-    """``q = realloc(p, n)`` copied p's data into q: ``dp[0:k] += dq[0:k]``; release dq."""
+    """``q = realloc(p, n)`` copied p's data into q. The new shadow dq started zeroed:
+    ``dp[0:k] += dq[0:k]`` for the floats; or as a copy of dp
+    (:func:`realloc_carries_shadow`): ``dp[0:k] = dq[0:k]``, the floats' adjoints being
+    what they were plus what the code after the realloc added (dp's pointers, which only
+    the dead block p's code used, take dq's). Then dq is released."""
     bb = call.parent
     assert bb is not None
     alloc = allocator(callee_name(call))
     assert alloc is not None
     old = gu.lookup_shadow(call.args[0], bb, call)
     new = gu.lookup_shadow(call, bb, call)
-    n = allocation_bytes(b, alloc, [gu.lookup_primal(a, bb) for a in call.args])  # reallocarray
-    if alloc.old_size_arg is not None:  # __rust_realloc says how big the old block was
-        k = as_i64(b, gu.lookup_primal(call.args[alloc.old_size_arg], bb))
-    else:
-        usable = gu.libc("malloc_usable_size", ir.FunctionType(_I64, [ir.ptr]))
-        k = b.call(usable, [old])
-    umin = gu.module.get_or_insert_function("llvm.umin.i64", ir.FunctionType(_I64, [_I64, _I64]))
-    count = b.call(umin, [k, as_i64(b, n)])
-    got = gu.types.copied_contents(call, call.args[0], None)
-    if got.float_type is not None or not got.known:
-        b.call(memcpy_adjoint_helper(gu, _field_type(got.float_type)), [old, new, count])
+    args = [gu.lookup_primal(a, bb) for a in call.args]
+    n = allocation_bytes(b, alloc, args)  # (reallocarray: a product)
+    count = old_block_bytes(gu, b, alloc, args, old, as_i64(b, n))
+    carried = realloc_carries_shadow(gu, call)
+    if carried is None:
+        got = gu.types.copied_contents(call, call.args[0], None)
+        if got.float_type is not None:
+            b.call(memcpy_adjoint_helper(gu, _field_type(got.float_type)), [old, new, count])
+    elif carried.floats or not carried.known:
+        b.memcpy(old, new, count)
     # freed now, or with the other shadows at the end when the block is also freed by a
     # function that did not allocate it (ad/core/deferred_frees.py: released once)
     gu.ensure_tape().defer_free(b, new, release_function(gu.module, "free"), now=True)
@@ -273,7 +312,11 @@ __all__ = [
     "copied_contents",
     "forward_memtransfer",
     "memcpy_adjoint_helper",
+    "old_block_bytes",
+    "realloc_carries_shadow",
     "reverse_memset",
     "reverse_memtransfer",
     "reverse_realloc",
+    "shadow_moves_with_block",
+    "usable_size_function",
 ]
