@@ -127,7 +127,7 @@ def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> N
     assert bb is not None
     if not gu.is_shadowed(src):  # constant source: the destination's adjoint is dropped
         sdst = gu.lookup_shadow(dst, bb, call)
-        b.memset(sdst, 0, as_i64(b, gu.lookup_primal(n, bb)))
+        b.memset(sdst, 0, gu.lookup(_forward_guarded_length(gu, call), bb))
         return
     got = copied_contents(gu, call)
     if not got.known:
@@ -175,8 +175,8 @@ def forward_memtransfer(gu: GradientUtils, call: ir.CallBase) -> None:
     b.position_after(new)
     sdst, ssrc = gu.invert_pointer(dst, call), gu.invert_pointer(src, call)
     if got.uniform:
-        b.call(call.callee, [sdst, ssrc, gu.primal(call.args[2]), gu.primal(call.args[3])],
-               call.function_type)
+        n = unless_own_shadow(b, sdst, gu.primal(dst), gu.primal(call.args[2]))
+        b.call(call.callee, [sdst, ssrc, n, gu.primal(call.args[3])], call.function_type)
         return
     for off, _ in got.field_offsets("Pointer"):
         ps = b.gep(ir.i8, ssrc, [ir.ConstantInt(_I64, off)])
@@ -190,8 +190,20 @@ def reverse_memset(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
         return
     bb = call.parent
     assert bb is not None
-    nn = gu.lookup_primal(call.args[2], bb)
-    b.memset(gu.lookup_shadow(dst, bb, call), 0, as_i64(b, nn))
+    sdst = gu.lookup_shadow(dst, bb, call)
+    b.memset(sdst, 0, gu.lookup(_forward_guarded_length(gu, call), bb))
+
+
+def _forward_guarded_length(gu: GradientUtils, call: ir.CallBase) -> ir.Value:
+    """The length of the shadow write that reverses memory call ``call``, computed in the
+    forward pass where both ends are at hand (:func:`unless_own_shadow`): the reverse
+    pass looks it up like any forward value."""
+    new = gu.vmap[call]
+    assert isinstance(new, ir.Instruction)
+    fb = IRBuilder(position=new)
+    dst = call.args[0]
+    return unless_own_shadow(fb, gu.invert_pointer(dst, call), gu.primal(dst),
+                             as_i64(fb, gu.primal(call.args[2])))
 
 
 def realloc_carries_shadow(gu: GradientUtils, call: ir.CallInst) -> CopiedContents | None:
@@ -257,6 +269,18 @@ def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
     gu.ensure_tape().defer_free(b, new, release_function(gu.module, "free"), now=True)
 
 
+def unless_own_shadow(b: IRBuilder, shadow: ir.Value, primal: ir.Value,
+                      n: ir.Value) -> ir.Value:
+    """The length of a write into ``shadow``: none when the shadow is the primal memory
+    itself (library memory no derivative reaches, a long std::string's characters: its
+    own shadow, :func:`irgrad.analysis.underlying_objects.from_inactive_library`), which
+    derivative code must not overwrite."""
+    if isinstance(shadow, ir.Constant | ir.AllocaInst) or (
+            isinstance(n, ir.Constant) and n.is_null_value()):
+        return n
+    return b.select(b.icmp("eq", shadow, primal), ir.null_value(n.type), n)
+
+
 def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
     """``void @__irgrad_memcpy_adjoint_<t>(ptr dsrc, ptr ddst, i64 bytes)``: ``dsrc +=
     ddst; ddst = 0`` element by element, in the order that reads every ``ddst`` element
@@ -318,5 +342,6 @@ __all__ = [
     "reverse_memtransfer",
     "reverse_realloc",
     "shadow_moves_with_block",
+    "unless_own_shadow",
     "usable_size_function",
 ]
