@@ -40,6 +40,7 @@ from irgrad.ad.core.defined_lanes import define_undefined_lanes
 from irgrad.ad.core.derived_attributes import stamp_target_attributes
 from irgrad.ad.core.invoke import lower_invoke
 from irgrad.ad.core.known_asm import replace_known_asm
+from irgrad.ad.core.lane_shifts import replace_lane_shifts
 from irgrad.ad.core.shadow_globals import set_roots, zero_shadows_before
 from irgrad.ad.forward.function import create_forward_diff
 from irgrad.ad.reverse.augmented import create_augmented_pair
@@ -101,6 +102,7 @@ def lower_nested_calls(ctx: DerivativeContext, fn: ir.Function) -> None:
         state.add(f)  # before lowering: a request for f's own derivative inside f stops here
         define_undefined_lanes(f)
         replace_known_asm(f)
+        replace_lane_shifts(f)
         found = [(call, kind) for call in f.instructions()
                  if isinstance(call, ir.CallBase) and call.called_function is not None
                  and (kind := entry_kind(call.called_function.name)) is not None]
