@@ -12,7 +12,6 @@ central differences and forward against reverse mode, and prints OK.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -28,8 +27,8 @@ LEVELS = (0, 1, 2, 3)
 RDL = "_RNvCsfLfy6EI15iL_7___rustc{}"
 
 
-def _staticlib(level: int, out: Path) -> None:
-    flags = ["-Z", "share-generics=no"] if level < 2 else []
+def _staticlib(level: int, out: Path, *, share_generics: bool = False) -> None:
+    flags = ["-Z", "share-generics=no"] if level < 2 and not share_generics else []
     proc = subprocess.run(["rustc", "--crate-type=staticlib", "-C", f"opt-level={level}",
                            "-C", "linker-plugin-lto", "-C", "panic=abort", *flags,
                            str(HERE / "model.rs"), "-o", str(out)],
@@ -38,7 +37,6 @@ def _staticlib(level: int, out: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-4000:]
 
 
-@pytest.mark.skipif(shutil.which("rustc") is None, reason="needs rustc")
 @pytest.mark.parametrize("level", LEVELS)
 def test_rust_staticlib_from_c(level: int, tmp_path: Path) -> None:
     _staticlib(level, tmp_path / "libmodel.a")
@@ -50,6 +48,21 @@ def test_rust_staticlib_from_c(level: int, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-4000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60)
     assert run.returncode == 0 and run.stdout.rstrip().endswith("OK"), run.stdout + run.stderr
+
+
+def test_shared_generic_note_says_what_helps(tmp_path: Path) -> None:
+    """Built the usual way at opt-level 0 (rustc shares the standard library's generics as
+    native code), the link stops with a note that names the flag that helps, not the
+    -C linker-plugin-lto the build already has."""
+    _staticlib(0, tmp_path / "libmodel.a", share_generics=True)
+    proc = subprocess.run([*irgrad_command(), "cc", "-O0", str(HERE / "main.c"),
+                           "-L", str(tmp_path), "-lmodel", "-lm", "-o", str(tmp_path / "p")],
+                          capture_output=True, text=True, check=False, timeout=600,
+                          cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr[-4000:]
+    assert "is defined only as native code" in proc.stderr
+    assert "-Z share-generics=no" in proc.stderr, proc.stderr[-4000:]
+    assert "Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize(("spelled", "shim"), [

@@ -35,6 +35,7 @@ from irgrad.frontends.lto_inputs import (
     make_temp_dir,
     plan_link,
 )
+from irgrad.frontends.rust import rust_native_hint
 from irgrad.frontends.sanitizers import instrumented_object, needs_instrumentation
 from irgrad.llvm.debug_info import has_debug_info, module_flag, strip_debug_info
 from irgrad.llvm.load import parse_llvm
@@ -222,8 +223,9 @@ def _with_native_origin(
     for symbol in named:
         origin = plan.native_definitions.get(symbol)
         if origin is not None:
+            hint = rust_native_hint(symbol) or _REBUILD_HINT
             notes.append(f"'{symbol}' is defined only as native code, in {origin}, which has "
-                         f"no LLVM IR to differentiate: {_REBUILD_HINT}")
+                         f"no LLVM IR to differentiate: {hint}")
         elif symbol in unresolved and symbol not in provided:
             notes.append(f"no input of this link defines '{symbol}'")
     if not notes:
