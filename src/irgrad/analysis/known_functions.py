@@ -295,6 +295,8 @@ CXX_INACTIVE_PREFIXES = (
     "_ZNSt7__cxx1119basic_ostringstream", "_ZNKSt7__cxx1119basic_ostringstream",
     "_ZNSt7__cxx1119basic_istringstream", "_ZNKSt7__cxx1119basic_istringstream",
     "_ZNSt7__cxx119to_string", "_ZNSs", "_ZNKSs", "_ZNSt11char_traits",
+    # std::to_string(double) formats through vsnprintf in this variadic helper
+    "_ZN9__gnu_cxx12__to_xstring",
     "_ZStplIcSt11char_traitsIcESaIcEE",  # std::string operator+
     "_ZSteqIcSt11char_traitsIcESaIcEE",  # std::string operator==
     # std::allocator<char> (a std::string's allocator: constructed and destroyed around

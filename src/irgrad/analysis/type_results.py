@@ -141,6 +141,12 @@ class TypeResults:
                 out[path[0]] = ct
         return out
 
+    def points_to_integers(self, p: Value) -> bool:
+        """Type analysis has seen what pointer ``p`` points to, and it is integers only
+        (characters, counts): no floating-point value nor pointer, so no derivative."""
+        got = self.memory_types(p)
+        return bool(got) and all(ct.kind == "Integer" for ct in got.values())
+
     def copied_contents(self, dst: Value, src: Value, size: int | None) -> CopiedContents:
         """What a copy of ``size`` bytes (None: a run-time length) from ``src`` to
         ``dst`` moves, from the evidence at either end."""

@@ -91,6 +91,7 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
         inst.debug_records = []  # they describe f's variables; !dbg locations stay (errors)
     fwd = ForwardPass(ctx, config, new, blocks, {value_map[a]: t for a, t in tangents.items()},
                       forced)
+    fwd.original = (fn, {c: o for o, c in value_map.items()})
     # integer arguments with tangents that hold addresses (an iterator the ABI passes as
     # ``i64``): offsets and masks on them apply to the tangent (the shadow's address) too
     int_args = [a for a in tangents if isinstance(a, ir.Argument) and holds_address_type(a.type)]

@@ -68,6 +68,9 @@ class ForwardPass:
         # integers holding an address whose tangent is the shadow's address (ptrtoint,
         # then offsets and masks: hand-made aligned allocation)
         self.addresses: set[ir.Value] = set()
+        # the function this one is a clone of, and each cloned value's original (the
+        # analyses of the original answer questions about the clone)
+        self.original: tuple[ir.Function, dict[ir.Value, ir.Value]] | None = None
         self.globals = global_activity_of(ctx)
 
     # -- driver ------------------------------------------------------------------------
@@ -127,6 +130,15 @@ class ForwardPass:
                 else:
                     t.add_incoming(inc, block)  # type: ignore[union-attr, arg-type]
 
+    def points_to_integers(self, v: ir.Value) -> bool:
+        """Type analysis of the original function has seen what ``v`` points to, and it
+        holds integers only (a string's characters): memory no derivative reaches."""
+        if self.original is None:
+            return False
+        fn, origin = self.original
+        o = origin.get(v)
+        return o is not None and self.ctx.types(fn).points_to_integers(o)
+
     # -- tangent access ------------------------------------------------------------------
     def tangent(self, v: ir.Value) -> Tangent | None:
         t = self.tangents.get(v)
@@ -168,7 +180,8 @@ class ForwardPass:
                         "it (please report this program)")
                 return self._global_shadow(v, constant=True)
             return v if self.width == 1 else [v] * self.width  # functions and the like
-        if ty.is_pointer and from_inactive_library(v):  # memory no derivative reaches:
+        if ty.is_pointer and (from_inactive_library(v) or self.points_to_integers(v)):
+            # memory no derivative reaches:
             return v if self.width == 1 else [v] * self.width  # its own shadow
         return zero_tangent(ty, self.width)
 

@@ -208,7 +208,7 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
                 held = table
             elif not isinstance(v, ir.Constant) and not value_targets(v) and (
                 not is_null_based(v)  # null + n: as null, itself
-            ) and not from_inactive_library(v) and (
+            ) and not from_inactive_library(v) and not fp.points_to_integers(v) and (
                 underlying_object(p) not in fp.constant_allocas):
                 raise fp.error(inst, mixed_activity_store_message(v))
             tv = held if fp.width == 1 else [held] * fp.width

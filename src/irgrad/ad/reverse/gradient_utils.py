@@ -240,7 +240,8 @@ class GradientUtils:
             shadow = create_shadow(self, v)
             assert shadow is not None
             return shadow
-        if isinstance(v, ir.Instruction) and v in self.vmap and from_inactive_library(v):
+        if isinstance(v, ir.Instruction) and v in self.vmap and (
+                from_inactive_library(v) or self.types.points_to_integers(v)):
             return self.primal(v)  # memory no derivative reaches: its own shadow
         # the instruction that needs the shadow, or the pointer itself when that one
         # has no source line (a phi)
