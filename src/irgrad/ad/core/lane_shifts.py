@@ -29,9 +29,8 @@ from irgrad import ir
 from irgrad.analysis.layout import store_size
 
 
-def _lane_source(t: ir.Instruction) -> tuple[ir.Value, int] | None:
-    """For ``trunc (lshr (bitcast V), c)`` (or ``trunc (bitcast V)``): V and c, when V is
-    a vector of floating-point lanes."""
+def _shifted(t: ir.Instruction) -> tuple[ir.Value, int] | None:
+    """For ``trunc (lshr x, c)`` (or ``trunc x``): x and c (c a constant)."""
     if t.opcode != "trunc":
         return None
     v, shift = t.operands[0], 0
@@ -40,6 +39,16 @@ def _lane_source(t: ir.Instruction) -> tuple[ir.Value, int] | None:
         if not isinstance(amount, ir.ConstantInt):
             return None
         shift, v = amount.value, v.operands[0]
+    return v, shift
+
+
+def _lane_source(t: ir.Instruction) -> tuple[ir.Value, int] | None:
+    """For ``trunc (lshr (bitcast V), c)`` (or ``trunc (bitcast V)``): V and c, when V is
+    a vector of floating-point lanes."""
+    got = _shifted(t)
+    if got is None:
+        return None
+    v, shift = got
     if not (isinstance(v, ir.Instruction) and v.opcode == "bitcast"):
         return None
     src = v.operands[0]
@@ -51,14 +60,10 @@ def _lane_source(t: ir.Instruction) -> tuple[ir.Value, int] | None:
 
 def _wide_load_source(t: ir.Instruction) -> tuple[ir.LoadInst, int] | None:
     """For ``trunc (lshr (load iK, p), c)``: the load and c (a simple load)."""
-    if t.opcode != "trunc":
+    got = _shifted(t)
+    if got is None:
         return None
-    v, shift = t.operands[0], 0
-    if isinstance(v, ir.Instruction) and v.opcode == "lshr":
-        amount = v.operands[1]
-        if not isinstance(amount, ir.ConstantInt):
-            return None
-        shift, v = amount.value, v.operands[0]
+    v, shift = got
     if not isinstance(v, ir.LoadInst) or v.volatile or v.ordering is not None:
         return None
     return v, shift
