@@ -168,6 +168,8 @@ class CopiedContents:
         self.size = size
         self.floats = {ct.float_kind for ct in fields.values() if ct.is_float}
         self.pointers = any(ct.is_pointer for ct in fields.values())
+        # (a prefix of mixed data: what the whole copy would mix, for a run-time check)
+        self.mixed = ""
 
     @property
     def known(self) -> bool:

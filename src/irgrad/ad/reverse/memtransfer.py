@@ -61,13 +61,22 @@ def copied_contents(gu: GradientUtils, call: ir.CallBase) -> CopiedContents:
         if size is None and got.inactive_prefix > 0:
             # bytes that carry no derivatives, then other data of the same object: a
             # string's inline buffer copied in a std::map<std::string, double> node
-            return got.prefix(got.inactive_prefix)
-        raise gu.error(_MIXED, call)
+            prefix = got.prefix(got.inactive_prefix)
+            prefix.mixed = _mixed(got)
+            return prefix
+        raise gu.error(_mixed(got), call)
     return got
 
 
-_MIXED = ("Cannot deduce type of the data copied by memcpy/memmove: it mixes floating-point "
-          "values and pointers in a copy of run-time length")
+def _mixed(got: CopiedContents) -> str:
+    """The error for a copy of run-time length over data of several kinds."""
+    if got.pointers and got.floats:
+        what = "floating-point values and pointers"
+    else:
+        what = "floating-point values of different types (" + " and ".join(
+            sorted(k or "float" for k in got.floats)) + ")"
+    return (f"Cannot deduce type of the data copied by memcpy/memmove: it mixes {what} in "
+            "a copy of run-time length")
 
 
 def _check_prefix_bound(gu: GradientUtils, call: ir.CallBase, got: CopiedContents) -> None:
@@ -81,7 +90,7 @@ def _check_prefix_bound(gu: GradientUtils, call: ir.CallBase, got: CopiedContent
     new = gu.vmap[call]
     assert isinstance(new, ir.Instruction)
     b = IRBuilder(position=new)
-    text = gu.error(f"{_MIXED}, and it copied more than the {got.size} bytes before them",
+    text = gu.error(f"{got.mixed}, and it copied more than the {got.size} bytes before them",
                     call)
     msg, size = message_global(gu.module, "irgrad: " + text.format())
     dst, src = call.args[0], call.args[1]
