@@ -6,6 +6,8 @@ Importing this package registers every table (arith, intrinsics, libm, BLAS, fla
 runtime).
 """
 
+import re
+
 from irgrad.ad.rules import (  # noqa: F401  (register the tables)
     arith,
     blas,
@@ -30,16 +32,20 @@ from irgrad.ad.rules.rule import (
     lookup_intrinsic,
 )
 from irgrad.ad.rules.vector import lane_map_terms, reduction
-from irgrad.llvm.sincos_libcalls import is_sincos_intrinsic
 
 
 def intrinsic_has_derivative(name: str) -> bool:
     """An intrinsic the engine differentiates: an elementwise rule, a vector reduction,
     a lane map (``hadd``) or a masked memory access; or one a pre-AD step rewrites into
-    those (``llvm.sincos``: a sine and a cosine)."""
+    those (``llvm.sincos``: a sine and a cosine, by
+    :mod:`irgrad.llvm.sincos_libcalls`; x86's packed max/min: a compare and select, by
+    :mod:`irgrad.ad.core.known_asm`)."""
     return (lookup_intrinsic(name) is not None or reduction(name) is not None
             or lane_map_terms(name) is not None or masked_kind(name) is not None
-            or is_sincos_intrinsic(name))
+            or name.startswith("llvm.sincos.") or _X86_MIN_MAX.match(name) is not None)
+
+
+_X86_MIN_MAX = re.compile(r"^llvm\.x86\.(sse2?|avx|avx512)\.(max|min)\.p[sd](\.256|\.512)?$")
 
 
 __all__ = [

@@ -28,8 +28,8 @@ from irgrad.ad.rules.fortran_helpers import (
     reallocates_function,
     release_function,
     slice_function,
-    update_function,
 )
+from irgrad.ad.rules.fortran_typeinfo import update_function
 from irgrad.analysis.fortran_runtime import (
     ADDENDUM_BYTES,
     ADDENDUM_FLAG,

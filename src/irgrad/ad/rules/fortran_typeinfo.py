@@ -27,13 +27,19 @@ from __future__ import annotations
 
 from irgrad import ir
 from irgrad.ad.rules.fortran_helpers import (
+    _ELEMENT_KINDS,
     UPDATE,
     _existing,
     _helper,
+    _masked,
+    _Walker,
     c64,
+    count_function,
     counted_loop,
     fatal,
     field,
+    rank,
+    type_code,
 )
 from irgrad.analysis.fortran_runtime import (
     ADDENDUM_FLAG,
@@ -43,6 +49,8 @@ from irgrad.analysis.fortran_runtime import (
     HEADER_BYTES,
     RANK_OFFSET,
     SM_OFFSET,
+    TYPE_STRUCT,
+    UNSUPPORTED_REAL_TYPES,
 )
 from irgrad.ir.builder import IRBuilder
 
@@ -198,3 +206,87 @@ def _data_component(b: IRBuilder, module: ir.Module, fn: ir.Function, rec: ir.Va
     b.position_at_end(bad)
     fatal(b, module, "irgrad: derivatives through the Fortran runtime support REAL and "
           "COMPLEX of kinds 4 and 8 only", source, line)
+
+
+def update_function(module: ir.Module) -> ir.Function:
+    ft = ir.FunctionType(ir.void, [ir.ptr, ir.ptr, ir.ptr, ir.double, ir.i1, ir.ptr, ir.i32])
+    fn = _helper(module, UPDATE, ft, ["y", "x", "mask", "alpha.in", "keep", "source", "line"],
+                 inline=False)
+    if fn is None:
+        return _existing(module, UPDATE)
+    y, x, mask, alpha_in, keep, source, line = fn.args
+    null = ir.ConstantPointerNull(ir.ptr)
+    entry, start, done = (fn.append_basic_block(s) for s in ("entry", "start", "done"))
+    b = IRBuilder(entry)
+    # a null base address is no shadow array (inactive data: a constant, an array
+    # constructor): nothing is added into it, and it adds nothing
+    b.cond_br(b.icmp("eq", b.load(ir.ptr, y), null), done, start)
+    b.position_at_end(start)
+    given_x = b.icmp("ne", x, null)
+    x_base = b.load(ir.ptr, b.select(given_x, x, y))
+    has_x = b.and_(given_x, b.icmp("ne", x_base, null))
+    alpha = b.select(b.icmp("eq", given_x, has_x), alpha_in, ir.ConstantFP(ir.double, 0.0))
+    has_mask = b.icmp("ne", mask, null)
+    y_scalar = b.icmp("eq", rank(b, y), c64(0))
+    xd = b.select(has_x, x, y)  # (x's walker is only read when there is an x)
+    # the elements of y; of x when y is a scalar; of the shorter when both are arrays (a
+    # RESHAPE's source may have more elements than its result)
+    count_y = b.call(count_function(module), [y])
+    count_x = b.select(has_x, b.call(count_function(module), [xd]), c64(1))
+    x_array = b.and_(has_x, b.icmp("ne", rank(b, xd), c64(0)))
+    umin = module.get_or_insert_function("llvm.umin.i64",
+                                         ir.FunctionType(ir.i64, [ir.i64, ir.i64]))
+    n = b.select(y_scalar, count_x,
+                 b.select(x_array, b.call(umin, [count_y, count_x]), count_y))
+    wy, wx = _Walker(b, module, y), _Walker(b, module, xd)
+    code = type_code(b, y)
+    struct_bb, kind_bb = fn.append_basic_block("struct"), fn.append_basic_block("kind")
+    blocks = [(code_, fn.append_basic_block(f"t{code_}")) for code_, _, _ in _ELEMENT_KINDS]
+    cases = [*blocks, (TYPE_STRUCT, struct_bb), *((c, kind_bb) for c in UNSUPPORTED_REAL_TYPES)]
+    b.switch(code, done, [(ir.ConstantInt(ir.i8, c), bb) for c, bb in cases])
+    for (_, el, parts), (_, bb) in zip(_ELEMENT_KINDS, blocks, strict=True):
+        b.position_at_end(bb)
+        a = alpha if el == ir.double else b.fptrunc(alpha, el)
+        one, zero = ir.ConstantFP(el, 1.0), ir.ConstantFP(el, 0.0)
+
+        def element(bb2: IRBuilder, k: ir.Value, el: ir.Type = el, a: ir.Value = a,
+                    one: ir.Value = one, zero: ir.Value = zero, parts: int = parts) -> None:
+            f = bb2.function
+            assert f is not None
+            on, off = f.append_basic_block("on"), f.append_basic_block("next")
+            _masked(bb2, module, has_mask, mask, k, on, off)
+            bb2.position_at_end(on)
+            py, px = wy.at(bb2, k), wx.at(bb2, k)
+            for part in range(parts):
+                qy = bb2.gep(el, py, [c64(part)])
+                qx = bb2.gep(el, px, [c64(part)])
+                old = bb2.select(keep, bb2.load(el, qy), zero)
+                xv = bb2.select(has_x, bb2.load(el, qx), one)
+                bb2.store(bb2.fadd(old, bb2.fmul(a, xv)), qy)
+            bb2.br(off)
+            bb2.position_at_end(off)
+        counted_loop(b, n, element, f"e{parts}")
+        b.br(done)
+    b.position_at_end(struct_bb)  # component by component, from the type's description
+    objects, dt = object_update_function(module), derived_type(b, y)
+
+    def element_object(bb2: IRBuilder, k: ir.Value) -> None:
+        f = bb2.function
+        assert f is not None
+        on, off = f.append_basic_block("on"), f.append_basic_block("next")
+        _masked(bb2, module, has_mask, mask, k, on, off)
+        bb2.position_at_end(on)
+        px = bb2.select(has_x, wx.at(bb2, k), null)
+        bb2.call(objects, [wy.at(bb2, k), px, dt, alpha, keep, source, line])
+        bb2.br(off)
+        bb2.position_at_end(off)
+    counted_loop(b, n, element_object, "o")
+    b.br(done)
+    b.position_at_end(kind_bb)
+    fatal(b, module, "irgrad: derivatives through the Fortran runtime support REAL and "
+          "COMPLEX of kinds 4 and 8 only", source, line)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
+
+
