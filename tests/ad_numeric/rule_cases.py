@@ -184,7 +184,12 @@ def _result_type(rule: Rule, fp: str) -> str:
 def _call_case(rule: Rule, name: str) -> RuleCase:
     variants = {0: "double", 1: "float", 2: "x86_fp80"}
     position = rule.names.index(name)
-    if len(rule.names) != 3 or not name.startswith(rule.names[0]) or position not in variants:
+    base = rule.names[0]
+    # libm's f/l variants: sin -> sinf, sinl; a reentrant _r name keeps its tail last
+    # (lgamma_r -> lgammaf_r, lgammal_r)
+    stem, tail = (base[:-2], "_r") if base.endswith("_r") else (base, "")
+    spelled = (base, f"{stem}f{tail}", f"{stem}l{tail}")
+    if len(rule.names) != 3 or position not in variants or name != spelled[position]:
         raise CaseError(f"call rule name {name!r} is not a libm name/f/l variant")
     fp = variants[position]
     body = _Body()
