@@ -15,6 +15,19 @@ def as_i64(b: IRBuilder, v: ir.Value) -> ir.Value:
     return v if v.type == ir.i64 else b.zext(v, ir.i64)
 
 
+def unless_own_shadow(b: IRBuilder, shadow: ir.Value, primal: ir.Value,
+                      n: ir.Value) -> ir.Value:
+    """The length of a write of ``n`` bytes into ``shadow``: none when the shadow is the
+    primal memory itself (library memory no derivative reaches, a long std::string's
+    characters: its own shadow, :func:`irgrad.analysis.underlying_objects.
+    from_inactive_library`), which derivative code must not overwrite. A constant or a
+    stack slot of the derivative is never a primal block."""
+    if isinstance(shadow, ir.Constant | ir.AllocaInst) or (
+            isinstance(n, ir.Constant) and n.is_null_value()):
+        return n
+    return b.select(b.icmp("eq", shadow, primal), ir.null_value(n.type), n)
+
+
 def allocation_bytes(b: IRBuilder, alloc: Allocator, args: Sequence[ir.Value]) -> ir.Value:
     """The number of bytes ``alloc(args...)`` returns (the product of its size arguments)."""
     total: ir.Value | None = None

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.ad.core.allocations import unless_own_shadow
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.diagnostics import (
     located_at,
@@ -406,7 +407,7 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     if name.startswith("llvm.memset."):
         for d in dsts:
             copy_shadow(fp, call, {dst: d, call.args[1]: ir.ConstantInt(ir.i8, 0),
-                                   n: _unless_own_shadow(fp, d, dst, n)})
+                                   n: unless_own_shadow(fp.b, d, dst, n)})
         return
     src = call.args[1]
     src_t = fp.tangent(src)
@@ -416,21 +417,11 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
         return
     if src_t is None:  # copying constant data: the destination's tangent becomes zero
         for d in dsts:
-            fp.b.memset(d, 0, _unless_own_shadow(fp, d, dst, n))
+            fp.b.memset(d, 0, unless_own_shadow(fp.b, d, dst, n))
         return
     srcs = src_t if isinstance(src_t, list) else [src_t]
     for d, s in zip(dsts, srcs, strict=True):
-        copy_shadow(fp, call, {dst: d, src: s, n: _unless_own_shadow(fp, d, dst, n)})
-
-
-def _unless_own_shadow(fp: ForwardPass, shadow: ir.Value, primal: ir.Value,
-                       n: ir.Value) -> ir.Value:
-    """The length of a copy into ``shadow``: none when the shadow is the primal memory
-    itself (library memory no derivative reaches, a long std::string's characters: its
-    own shadow), which the tangent copy must not overwrite."""
-    if isinstance(shadow, ir.Constant) or (isinstance(n, ir.Constant) and n.is_null_value()):
-        return n
-    return fp.b.select(fp.b.icmp("eq", shadow, primal), ir.null_value(n.type), n)
+        copy_shadow(fp, call, {dst: d, src: s, n: unless_own_shadow(fp.b, d, dst, n)})
 
 
 def _visit_defined_call(fp: ForwardPass, call: ir.CallBase, callee: ir.Function,

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.allocations import allocation_bytes, as_i64
+from irgrad.ad.core.allocations import allocation_bytes, as_i64, unless_own_shadow
 from irgrad.ad.core.deferred_frees import release_function
 from irgrad.ad.core.failures import bound_check, message_global, zero_bytes_check
 from irgrad.ad.core.shadow_globals import unshadowed_memory
@@ -278,18 +278,6 @@ def reverse_realloc(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
     gu.ensure_tape().defer_free(b, new, release_function(gu.module, "free"), now=True)
 
 
-def unless_own_shadow(b: IRBuilder, shadow: ir.Value, primal: ir.Value,
-                      n: ir.Value) -> ir.Value:
-    """The length of a write into ``shadow``: none when the shadow is the primal memory
-    itself (library memory no derivative reaches, a long std::string's characters: its
-    own shadow, :func:`irgrad.analysis.underlying_objects.from_inactive_library`), which
-    derivative code must not overwrite."""
-    if isinstance(shadow, ir.Constant | ir.AllocaInst) or (
-            isinstance(n, ir.Constant) and n.is_null_value()):
-        return n
-    return b.select(b.icmp("eq", shadow, primal), ir.null_value(n.type), n)
-
-
 def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
     """``void @__irgrad_memcpy_adjoint_<t>(ptr dsrc, ptr ddst, i64 bytes)``: ``dsrc +=
     ddst; ddst = 0`` element by element, in the order that reads every ``ddst`` element
@@ -351,6 +339,5 @@ __all__ = [
     "reverse_memtransfer",
     "reverse_realloc",
     "shadow_moves_with_block",
-    "unless_own_shadow",
     "usable_size_function",
 ]
