@@ -38,9 +38,6 @@ OPEN_BUGS: dict[tuple[str, str], str] = {
        "the pointer that picks the enzyme_const table or active data a phi, whose shadow "
        "is made eagerly; only a select's waits for a use that needs it (a known limitation, in the README)"
        for lv in ("O0", "O1", "O2", "O3")},
-    ("realloc_pointer_records", "O2"): "LeakSanitizer: one 48-byte shadow block the "
-    "combined derivative allocates (the shadow of an array of pointers grown from NULL "
-    "by realloc) is never freed; the derivatives are right",
 }
 
 

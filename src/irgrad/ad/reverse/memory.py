@@ -39,12 +39,14 @@ from irgrad.ad.reverse.memtransfer import (
     shadow_moves_with_block,
     usable_size_function,
 )
+from irgrad.ad.reverse.shadow_frees import (
+    defer_reallocated_shadow_free,
+    releases_shadow_at_reverse,
+)
 from irgrad.ad.reverse.tape import keeps_deferred_list
 from irgrad.analysis.activity import holds_pointers, is_pointer_like
 from irgrad.analysis.frees import (
-    allocation_escapes,
     guaranteed_free_of,
-    released_allocations,
 )
 from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.known_functions import (
@@ -192,7 +194,8 @@ def _shadow_reallocation(gu: GradientUtils, call: ir.CallInst, alloc: Allocator,
     (:func:`realloc_carries_shadow`), the new shadow starts as a copy of the old one's
     first bytes (as many as the primal keeps), so that the shadows of the pointers stored
     before the realloc move with them. Made before the primal call, while ``p`` -- which
-    may be its own shadow (memory no derivative reaches) -- is still allocated."""
+    may be its own shadow (memory no derivative reaches) -- is still allocated. The old
+    shadow block is released at the end (:func:`defer_reallocated_shadow_free`)."""
     new = gu.vmap[call]
     assert isinstance(new, ir.Instruction)
     b = IRBuilder(position=new)
@@ -206,6 +209,7 @@ def _shadow_reallocation(gu: GradientUtils, call: ir.CallInst, alloc: Allocator,
         assert alloc.reallocates is not None
         old = gu.invert_pointer(call.args[alloc.reallocates], call)
         b.memcpy(s, old, old_block_bytes(gu, b, alloc, args, old, size))
+    defer_reallocated_shadow_free(gu, call, b)
     return s
 
 
@@ -498,31 +502,6 @@ def reverse_allocation(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> No
             gu.ensure_tape().defer_free(b, shadow, listed, now=True)
         else:
             release(shadow)
-
-
-def releases_shadow_at_reverse(gu: GradientUtils, call: ir.Instruction) -> bool:
-    """The reverse of the allocation ``call`` releases its shadow: its free moved to the
-    reverse pass, or the primal is freed in the forward pass and the shadow, which no one
-    outside this function can see, is not needed after this point. (A stack
-    allocator's shadow frame goes with the shadow state's release instead; a primal the
-    function never frees -- numba's arena, a deliberate leak -- keeps its shadow too, as
-    Enzyme frees a shadow only where the primal is freed.)"""
-    if not isinstance(call, ir.CallInst) or call in gu.deferred_releases:
-        return False
-    if call in gu.freed_allocations:
-        return True
-    alloc = allocator(callee_name(call))
-    return (gu.is_shadowed(call) and (alloc is None or alloc.fresh)
-            and not (alloc is not None and alloc.released_with_state)
-            and not allocation_escapes(call) and _freed_in_function(call))
-
-
-def _freed_in_function(alloc: ir.CallInst) -> bool:
-    """Some free of the allocation's own function releases ``alloc``."""
-    fn = alloc.parent.parent if alloc.parent is not None else None
-    if fn is None:
-        return False
-    return any(alloc in released_allocations(i) for i in fn.instructions())
 
 
 def reverse_load(gu: GradientUtils, load: ir.LoadInst, b: IRBuilder) -> None:

@@ -21,10 +21,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.ad.core.deferred_frees import FREED, FREED_IF_ALLOCATED, shadow_release_for
-from irgrad.ad.reverse.memory import releases_shadow_at_reverse
+from irgrad.ad.core.deferred_frees import (
+    FREED,
+    FREED_IF_ALLOCATED,
+    release_function,
+    shadow_release_for,
+)
 from irgrad.ad.reverse.tape import keeps_deferred_list
-from irgrad.analysis.known_functions import callee_name, is_free
+from irgrad.analysis.frees import allocation_escapes, released_allocations
+from irgrad.analysis.known_functions import allocator, callee_name, is_free
 from irgrad.analysis.release_functions import is_release_call, release_argument
 from irgrad.analysis.underlying_objects import underlying_objects
 from irgrad.ir.builder import IRBuilder
@@ -43,26 +48,83 @@ def defer_shadow_free(gu: GradientUtils, call: ir.CallInst) -> None:
         _defer_shadow_release(gu, call)
         return
     release = shadow_release_for(gu.module, call) if is_free(name) else None
-    if release is None or not call.args or not gu.is_shadowed(call.args[0]):
+    if release is None or not call.args:
         return
-    if not keeps_deferred_list(gu.config):
-        return  # a tape the user holds: no list outlives its reverse pass
-    active = any(ct.is_float or ct.is_pointer
-                 for ct in gu.types.memory_types(call.args[0]).values())
-    objects = underlying_objects(call.args[0])
+    fwd = gu.vmap[call]
+    assert isinstance(fwd, ir.Instruction)
+    _list_freed_shadow(gu, call, call.args[0], release, IRBuilder(position=fwd))
+
+
+def defer_reallocated_shadow_free(gu: GradientUtils, call: ir.CallInst, b: IRBuilder) -> None:
+    """At ``b``, before the forward pass's ``q = realloc(p, n)``: the realloc frees ``p``,
+    whose shadow stays (the new shadow is a block of its own, and the reverse of the code
+    before the realloc reads and writes the old one): list it for release at the end, like
+    a free's, unless ``p`` is this function's own allocation whose reverse releases it. A
+    block allocated by a caller and grown by a callee (a push function not inlined) had
+    its first shadow block leak. (C's realloc only: a Rust block's shadow is released by
+    ``__rust_dealloc`` with its size, which the list cannot pass: it is kept.)"""
+    alloc = allocator(callee_name(call))
+    assert alloc is not None and alloc.reallocates is not None
+    if alloc.free_function is not None:
+        return
+    _list_freed_shadow(gu, call, call.args[alloc.reallocates],
+                       release_function(gu.module, "free"), b)
+
+
+def _list_freed_shadow(gu: GradientUtils, call: ir.CallInst, ptr: ir.Value,
+                       release: ir.Function, b: IRBuilder) -> None:
+    """List the shadow of ``ptr``, which ``call`` frees, for release with ``release`` when
+    the outermost reverse pass ends (at ``b``, in the forward pass)."""
+    if not gu.is_shadowed(ptr) or not keeps_deferred_list(gu.config):
+        return  # (a tape the user holds: no list outlives its reverse pass)
+    active = any(ct.is_float or ct.is_pointer for ct in gu.types.memory_types(ptr).values())
+    objects = underlying_objects(ptr)
     handled = {o for o in objects if releases_shadow_at_reverse(gu, o)}
-    if handled == objects:
+    if all(o in handled or _reallocated_here(gu, o) for o in objects):
         return  # its own allocations: their shadows go with the allocations' reverse
     # of mixed origin: those own allocations list their shadows too (released once), and
     # so do the ones this function stores into memory, from which ``p`` may be loaded
     gu.listed_shadow_allocations |= handled | _stored_released_allocations(gu)
-    fwd = gu.vmap[call]
-    assert isinstance(fwd, ir.Instruction)
-    b = IRBuilder(position=fwd)
-    shadow = gu.invert_pointer(call.args[0], call)
+    shadow = gu.invert_pointer(ptr, call)
     # no active data (a string's characters): its "shadow" may be no block of ours
-    gu.ensure_tape().defer_free(b, shadow, release, now=False, primal=gu.primal(call.args[0]),
+    gu.ensure_tape().defer_free(b, shadow, release, now=False, primal=gu.primal(ptr),
                                 kind=FREED if active else FREED_IF_ALLOCATED)
+
+
+def _reallocated_here(gu: GradientUtils, obj: ir.Value) -> bool:
+    """``obj`` is a realloc of this function with a shadow, whose reverse lists the new
+    shadow block for release (:func:`irgrad.ad.reverse.memtransfer.reverse_realloc`), or
+    the null a block is grown from."""
+    if isinstance(obj, ir.ConstantPointerNull):
+        return True
+    alloc = allocator(callee_name(obj)) if isinstance(obj, ir.CallInst) else None
+    return alloc is not None and alloc.reallocates is not None and gu.is_shadowed(obj)
+
+
+def releases_shadow_at_reverse(gu: GradientUtils, call: ir.Instruction) -> bool:
+    """The reverse of the allocation ``call`` releases its shadow: its free moved to the
+    reverse pass, or the primal is freed in the forward pass and the shadow, which no one
+    outside this function can see, is not needed after this point. (A stack
+    allocator's shadow frame goes with the shadow state's release instead; a primal the
+    function never frees -- numba's arena, a deliberate leak -- keeps its shadow too, as
+    Enzyme frees a shadow only where the primal is freed.)"""
+    if not isinstance(call, ir.CallInst) or call in gu.deferred_releases:
+        return False
+    if call in gu.freed_allocations:
+        return True
+    alloc = allocator(callee_name(call))
+    return (gu.is_shadowed(call) and (alloc is None or alloc.fresh)
+            and not (alloc is not None and alloc.released_with_state)
+            and not allocation_escapes(call) and _freed_in_function(call))
+
+
+def _freed_in_function(alloc: ir.CallInst) -> bool:
+    """Some free of the allocation's own function releases ``alloc``."""
+    fn = alloc.parent.parent if alloc.parent is not None else None
+    if fn is None:
+        return False
+    return any(alloc in released_allocations(i) for i in fn.instructions())
+
 
 
 def _defer_shadow_release(gu: GradientUtils, call: ir.CallInst) -> None:
@@ -108,4 +170,4 @@ def _stored(alloc: ir.Value) -> bool:
     return False
 
 
-__all__ = ["defer_shadow_free"]
+__all__ = ["defer_reallocated_shadow_free", "defer_shadow_free", "releases_shadow_at_reverse"]
