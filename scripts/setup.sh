@@ -11,6 +11,7 @@ APT_PKGS=(
   libclang-rt-22-dev                 # irgrad cc -fsanitize=address/undefined, tests/fuzz
   libboost-dev libeigen3-dev         # tests/realworld: Boost.Odeint and Eigen programs
   libopenblas-dev liblapack-dev liblapacke-dev  # tests/blas: programs calling CBLAS, Fortran BLAS/LAPACK, LAPACKE
+  libomp-22-dev                      # irgrad cc -fopenmp: LLVM's OpenMP runtime (tests/ad_programs/openmp_*)
 )
 
 need_apt=()

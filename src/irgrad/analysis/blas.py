@@ -263,9 +263,10 @@ def _element(prefix: str) -> str:
 # runtimes whose calls irgrad has no derivatives for, by prefix: what to tell the user
 _UNSUPPORTED_RUNTIMES = (
     (("__kmpc_", "GOMP_", "omp_"),
-     "an OpenMP runtime call (-fopenmp): irgrad does not differentiate OpenMP parallel "
-     "regions yet; build the differentiated code without -fopenmp (its pragmas are then "
-     "ignored and the loops run serially)"),
+     "an OpenMP runtime call (-fopenmp) that irgrad does not run serially inside "
+     "derivatives (it does for parallel for with a static schedule, reductions, critical, "
+     "single and master); build the differentiated code without -fopenmp (its pragmas are "
+     "then ignored and the loops run serially)"),
     (("MPI_", "PMPI_"), "an MPI call: irgrad has no derivatives of MPI communication"),
     (("pthread_create", "thrd_create"),
      "a thread started inside the differentiated code: irgrad does not differentiate "

@@ -245,6 +245,7 @@ def _natively_provided(symbols: list[str], plan: LinkPlan) -> set[str]:
         return provided
     names = ["c", *(["m"] if langs & {"c++", "fortran"} else []),
              *(["stdc++"] if "c++" in langs else []),
+             *(["omp"] if "-fopenmp" in plan.system_args else []),  # __kmpc_*, omp_*
              *(a[2:] for a in plan.system_args if a.startswith("-l") and len(a) > 2)]
     try:
         folders = _system_library_folders()

@@ -39,6 +39,11 @@ from irgrad.ad.core.deferred_frees import without_deferred_frees
 from irgrad.ad.core.derived_attributes import inherit_attributes
 from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
 from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
+from irgrad.ad.core.openmp_serial import (
+    check_parallel_constructs,
+    has_parallel_regions,
+    serialize_parallel_regions,
+)
 from irgrad.ad.core.tape_runtime import without_tape_cache
 from irgrad.analysis.blas import blas_function
 from irgrad.analysis.fortran_runtime import fortran_routine
@@ -159,9 +164,12 @@ class DerivativeContext:
         self.in_progress.add(config)
         self.stack.append(config.function)
         copy = None
-        if has_exception_code(config.function) or has_resolvable_calls(config.function):
+        check_parallel_constructs(config.function)
+        if (has_exception_code(config.function) or has_resolvable_calls(config.function)
+                or has_parallel_regions(config.function)):
             copy = nounwind_copy(config.function)
             devirtualize(copy)
+            serialize_parallel_regions(copy)
             self.originals[copy] = config.function
         try:
             fn = self._synthesize(replace(config, function=copy) if copy else config)
