@@ -413,7 +413,7 @@ class ActivityAnalysis:
             if isinstance(inst, ir.ReturnInst):
                 if inst.value is not None and self.return_active:
                     mark([inst.value])
-            elif isinstance(inst, ir.StoreInst):
+            elif isinstance(inst, ir.StoreInst | ir.AtomicRMWInst):  # atomic: *p += v
                 if self.loads_active(inst.pointer):
                     mark([inst.value])
             elif isinstance(inst, ir.CallBase):
@@ -471,7 +471,7 @@ class ActivityAnalysis:
         """True when ``inst`` needs no derivative code (``isConstantInstruction``)."""
         if inst.is_terminator:
             return True
-        if isinstance(inst, ir.StoreInst):
+        if isinstance(inst, ir.StoreInst | ir.AtomicRMWInst):
             v = inst.value
             return not (self.loads_active(inst.pointer)
                         and (v.type.is_pointer or self.may_carry(v)))

@@ -264,7 +264,7 @@ def _element(prefix: str) -> str:
 _UNSUPPORTED_RUNTIMES = (
     (("__kmpc_", "GOMP_", "omp_"),
      "an OpenMP runtime call (-fopenmp) that irgrad does not run serially inside "
-     "derivatives (it does for parallel for with a static schedule, reductions, critical, "
+     "derivatives (it does for parallel loops, reductions, atomic updates, critical, "
      "single and master); build the differentiated code without -fopenmp (its pragmas are "
      "then ignored and the loops run serially)"),
     (("MPI_", "PMPI_"), "an MPI call: irgrad has no derivatives of MPI communication"),

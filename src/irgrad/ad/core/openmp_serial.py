@@ -14,14 +14,17 @@ plain serial code:
 - the static schedule gives the one thread every iteration in one chunk: the bounds stay,
   the last-iteration flag is set and the stride spans the whole range (what LLVM's
   runtime does in a serialized team);
+- a dynamic, guided or run-time schedule hands the one thread every iteration at its
+  first request and nothing at the next;
 - a reduction takes its first path (``1``: this thread combines its private copy
   itself), the one the runtime takes with a single thread; barriers, critical sections,
   ``single`` and ``master`` need no runtime.
 
 The derivative is then the derivative of the serial loop, which OpenMP's semantics make
-equal to the parallel one up to the order of floating-point reductions. Every other
-OpenMP runtime call (tasks, dynamic schedules, an ``if`` clause's fork) stays, and has no
-derivative: a located error (:func:`irgrad.analysis.blas.missing_rule`).
+equal to the parallel one up to the order of floating-point reductions (``omp atomic``
+updates are differentiated by :mod:`irgrad.ad.reverse.atomics`). Every other OpenMP
+runtime call (tasks, ordered regions, teams) is a located error naming the construct
+(:func:`check_parallel_constructs`).
 """
 
 from __future__ import annotations
@@ -34,15 +37,22 @@ from irgrad.errors import DifferentiationError
 _FORK = "__kmpc_fork_call"
 _STATIC_INIT = ("__kmpc_for_static_init_4", "__kmpc_for_static_init_4u",
                 "__kmpc_for_static_init_8", "__kmpc_for_static_init_8u")
+_DISPATCH_INIT = ("__kmpc_dispatch_init_4", "__kmpc_dispatch_init_4u",
+                  "__kmpc_dispatch_init_8", "__kmpc_dispatch_init_8u")
+_DISPATCH_NEXT = ("__kmpc_dispatch_next_4", "__kmpc_dispatch_next_4u",
+                  "__kmpc_dispatch_next_8", "__kmpc_dispatch_next_8u")
 _REDUCE = ("__kmpc_reduce", "__kmpc_reduce_nowait")
 _ONE = ("__kmpc_single", "__kmpc_master", "__kmpc_masked")  # this thread runs the block
 _ZERO = ("omp_get_thread_num",)
 _NO_EFFECT = ("__kmpc_for_static_fini", "__kmpc_barrier", "__kmpc_end_reduce",
               "__kmpc_end_reduce_nowait", "__kmpc_critical", "__kmpc_end_critical",
               "__kmpc_end_single", "__kmpc_end_master", "__kmpc_end_masked",
-              "__kmpc_push_num_threads", "__kmpc_flush")
-SERIALIZED_CALLS = frozenset((_FORK, *_STATIC_INIT, *_REDUCE, *_ONE, *_ZERO, *_NO_EFFECT,
-                              "omp_get_num_threads"))
+              "__kmpc_push_num_threads", "__kmpc_flush", "__kmpc_serialized_parallel",
+              "__kmpc_end_serialized_parallel", "__kmpc_dispatch_deinit",
+              "__kmpc_dispatch_fini_4", "__kmpc_dispatch_fini_4u", "__kmpc_dispatch_fini_8",
+              "__kmpc_dispatch_fini_8u")
+SERIALIZED_CALLS = frozenset((_FORK, *_STATIC_INIT, *_DISPATCH_INIT, *_DISPATCH_NEXT,
+                              *_REDUCE, *_ONE, *_ZERO, *_NO_EFFECT, "omp_get_num_threads"))
 # queries and locks that mean the same run by one thread (and carry no derivative)
 _SERIAL_AS_IS = frozenset([
     "__kmpc_global_thread_num", "omp_get_max_threads", "omp_get_num_procs", "omp_get_wtime",
@@ -52,7 +62,6 @@ _SERIAL_AS_IS = frozenset([
 ])  # fmt: skip
 _RUNTIME_PREFIXES = ("__kmpc_", "omp_", "GOMP_")
 _CONSTRUCTS = (  # what an OpenMP runtime call irgrad does not run serially belongs to
-    ("__kmpc_dispatch_", "a dynamic, guided or runtime schedule (use schedule(static))"),
     ("__kmpc_omp_task", "a task"), ("__kmpc_taskloop", "a taskloop"),
     ("__kmpc_taskgroup", "a taskgroup"), ("__kmpc_end_taskgroup", "a taskgroup"),
     ("__kmpc_fork_call_if", "a parallel region with an if clause"),
@@ -75,9 +84,10 @@ def check_parallel_constructs(fn: ir.Function) -> None:
         what = next((w for p, w in _CONSTRUCTS if name.startswith(p)), "this OpenMP construct")
         raise DifferentiationError(
             f"{name} in {fn.name}: irgrad runs OpenMP parallel regions serially inside "
-            "derivatives (parallel for with a static schedule, reductions, critical, single, "
-            f"master, barriers), but not {what}; build the differentiated code without "
-            "-fopenmp, or use those constructs", source_location_of(inst))
+            "derivatives (parallel loops with any schedule, reductions, atomic updates, "
+            f"critical, single, master, barriers), but not {what}; build the "
+            "differentiated code without -fopenmp, or use those constructs",
+            source_location_of(inst))
 
 
 def _callee_name(inst: ir.Instruction) -> str | None:
@@ -99,6 +109,7 @@ def serialize_parallel_regions(fn: ir.Function) -> None:
     """Replace ``fn``'s OpenMP runtime calls by their one-thread meaning (see the module
     docstring). ``fn`` is a copy that only the derivative synthesis sees."""
     slots: list[ir.Value] = []
+    dispatch: dict[ir.Type, list[ir.Value]] = {}  # bounds, stride and flag, per int type
     for inst in list(fn.instructions()):
         name = _callee_name(inst)
         if name is None or name not in SERIALIZED_CALLS:
@@ -108,6 +119,8 @@ def serialize_parallel_regions(fn: ir.Function) -> None:
             _fork(fn, inst, slots)
         elif name in _STATIC_INIT:
             _static_init(inst)
+        elif name in _DISPATCH_INIT or name in _DISPATCH_NEXT:
+            _dispatch(fn, inst, name in _DISPATCH_INIT, dispatch)
         elif name in _REDUCE or name in _ONE or name == "omp_get_num_threads":
             _replace_by_constant(inst, 1)
         elif name in _ZERO:
@@ -154,6 +167,46 @@ def _fork(fn: ir.Function, call: ir.CallBase, slots: list[ir.Value]) -> None:
     b.store(gtid, slots[0])
     b.store(ir.ConstantInt(ir.i32, 0), slots[1])
     b.call(outlined, [slots[0], slots[1], *call.args[3:]])
+
+
+def _dispatch(fn: ir.Function, call: ir.CallBase, init: bool,
+              state: dict[ir.Type, list[ir.Value]]) -> None:
+    """A dynamic, guided or run-time schedule for the only thread: the first
+    ``__kmpc_dispatch_next_N`` after ``__kmpc_dispatch_init_N(loc, gtid, sched, lb, ub, st,
+    chunk)`` hands out every iteration (``lb..ub`` by ``st``, the last chunk), the next
+    one says there is no more. The state lives in slots of ``fn`` (one per integer
+    width); a nested loop's init may reset it, which the outer loop, already given all of
+    its iterations, never asks for again."""
+    ty = call.args[3].type if init else _next_int_type(call)
+    slots = state.get(ty)
+    if slots is None:
+        b = ir.IRBuilder()
+        b.position_at_start(fn.blocks[0])
+        slots = state[ty] = [b.alloca(ty, name=f"omp.dispatch.{n}")
+                             for n in ("lb", "ub", "st")]
+        slots.append(b.alloca(ir.i32, name="omp.dispatch.given"))
+        b.store(ir.ConstantInt(ir.i32, 1), slots[3])  # no init yet: nothing to hand out
+    lb, ub, st, given = slots
+    b = ir.IRBuilder(position=call)
+    b.debug_loc = call.debug_loc
+    if init:
+        for slot, v in zip((lb, ub, st), call.args[3:6], strict=True):
+            b.store(v, slot)
+        b.store(ir.ConstantInt(ir.i32, 0), given)
+        return
+    plast, plb, pub, pst = call.args[2:6]
+    first = b.icmp("eq", b.load(ir.i32, given), ir.ConstantInt(ir.i32, 0))
+    for slot, out in ((lb, plb), (ub, pub), (st, pst)):
+        b.store(b.select(first, b.load(ty, slot), b.load(ty, out)), out)
+    b.store(b.select(first, ir.ConstantInt(ir.i32, 1), b.load(ir.i32, plast)), plast)
+    b.store(ir.ConstantInt(ir.i32, 1), given)
+    call.replace_all_uses_with(b.zext(first, call.type))
+
+
+def _next_int_type(call: ir.CallBase) -> ir.Type:
+    fn = call.called_function
+    assert fn is not None
+    return ir.i64 if fn.name.startswith("__kmpc_dispatch_next_8") else ir.i32
 
 
 def _thread_num(fn: ir.Function) -> ir.Function:

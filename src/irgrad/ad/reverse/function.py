@@ -31,6 +31,7 @@ from irgrad.ad.core.internal_shadows import (
 )
 from irgrad.ad.core.signatures import reverse_signature
 from irgrad.ad.reverse.accumulation_order import accumulation_order, reverse_is_local
+from irgrad.ad.reverse.atomics import reverse_atomic
 from irgrad.ad.reverse.branches import BranchIndex, branch_index
 from irgrad.ad.reverse.call_sites import prepare_calls, shadow_used
 from irgrad.ad.reverse.calls import forward_call, reverse_call
@@ -344,8 +345,7 @@ def _reverse_instruction(gu: GradientUtils, inst: ir.Instruction, b: IRBuilder) 
         if inst in gu.heap_allocas:
             reverse_heap_alloca(gu, inst, b)
     elif isinstance(inst, ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
-        if gu.is_shadowed(inst.pointer) and has_float(inst.type):
-            raise gu.error("atomic read-modify-write of active memory is not supported", inst)
+        reverse_atomic(gu, inst, b)
     elif gu.is_varied(inst):
         reverse_value_instruction(gu, inst, b)
     else:
