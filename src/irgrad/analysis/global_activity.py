@@ -13,7 +13,8 @@ function may be read in another, so every derivative must agree):
   or lets its address escape (passes it to a call, merges it in a phi or select, stores
   it) -- after which irgrad cannot follow what is written through it;
 * a global whose type holds neither floating-point data nor pointers (``int count``)
-  never is; nor are irgrad's own globals (``__irgrad_*``) or LLVM's (``llvm.*``).
+  never is, nor one made active by its uses alone when nothing reachable from it can hold
+  a floating-point value (a message log, :mod:`irgrad.analysis.type_reach`); nor are irgrad's own globals (``__irgrad_*``) or LLVM's (``llvm.*``).
 
 A global listed in ``user_shadows`` (Enzyme's ``enzyme_shadow`` convention) is active
 whatever its uses. ``users`` are the functions that read or write an active global,
@@ -34,6 +35,7 @@ from irgrad.analysis.known_functions import (
     is_memory_transfer,
     is_memset,
 )
+from irgrad.analysis.type_reach import FloatFreeGlobals
 
 _POINTER_CASTS = ("getelementptr", "bitcast", "addrspacecast")
 
@@ -84,10 +86,20 @@ class GlobalActivity:
     writers: frozenset[ir.Function] = frozenset()
     # why each global is active (for diagnostics): the instruction that made it so
     reasons: Mapping[ir.GlobalVariable, ir.Instruction | None] = field(default_factory=dict)
+    # the globals kept inactive because nothing reachable from them holds a float, and
+    # the classes of pointers that decided it (irgrad.analysis.type_reach)
+    float_free: frozenset[ir.GlobalVariable] = frozenset()
+    classes: FloatFreeGlobals | None = None
 
     def is_active(self, v: ir.Value) -> bool:
         g = global_base(v)
         return g is not None and g in self.active
+
+    def points_into_float_free(self, v: ir.Value) -> bool:
+        """Pointer ``v`` points into memory reachable from a global kept inactive because
+        no floating-point value can be there (a message log's strings): no derivative
+        is ever read or written through it."""
+        return self.classes is not None and self.classes.in_class_of(v, self.float_free)
 
     def uses_active_globals(self, fn: ir.Function | None) -> bool:
         return fn is not None and fn in self.users
@@ -218,8 +230,10 @@ def global_activity(module: ir.Module, roots: Iterable[ir.Function] | None = Non
                     user_shadows: Iterable[ir.GlobalVariable] = ()) -> GlobalActivity:
     """Classify the globals of ``module`` for derivatives of ``roots`` (the functions
     differentiated; all defined functions when None)."""
-    reach = reachable_functions(
-        roots if roots is not None else [f for f in module.functions if not f.is_declaration])
+    roots = list(roots) if roots is not None else [
+        f for f in module.functions if not f.is_declaration]
+    reach = reachable_functions(roots)
+    user_shadows = list(user_shadows)
     active: dict[ir.GlobalVariable, ir.Instruction | None] = {
         g: None for g in user_shadows}
     # globals whose address is data in another global's initializer (not LLVM's own
@@ -243,6 +257,7 @@ def global_activity(module: ir.Module, roots: Iterable[ir.Function] | None = Non
                     touch.setdefault(g, []).append((fn, writes))
                     if makes_active and _candidate(g):
                         active.setdefault(g, user)
+    classes, float_free = _drop_float_free(module, reach, roots, active, user_shadows)
     direct_users: set[ir.Function] = set()
     direct_writers: set[ir.Function] = set()
     for g in active:
@@ -255,7 +270,27 @@ def global_activity(module: ir.Module, roots: Iterable[ir.Function] | None = Non
         users=frozenset(_callers_closure(direct_users, reach)),
         writers=frozenset(_callers_closure(direct_writers, reach)),
         reasons=active,
+        float_free=frozenset(float_free),
+        classes=classes,
     )
+
+
+def _drop_float_free(module: ir.Module, reach: set[ir.Function], roots: list[ir.Function],
+                     active: dict[ir.GlobalVariable, ir.Instruction | None],
+                     user_shadows: list[ir.GlobalVariable]
+                     ) -> tuple[FloatFreeGlobals | None, list[ir.GlobalVariable]]:
+    """A global made active by its uses alone (its address escapes, a pointer is stored
+    into it) stays inactive when nothing reachable from it can hold a floating-point
+    value (a ``std::vector<std::string>`` message log: :mod:`irgrad.analysis.type_reach`)."""
+    maybe = [g for g, why in active.items()
+             if why is not None and g not in user_shadows and not has_float(g.value_type)]
+    if not maybe:
+        return None, []
+    classes = FloatFreeGlobals(module, reach, roots)
+    dropped = [g for g in maybe if classes.is_float_free(g)]
+    for g in dropped:
+        del active[g]
+    return (classes if dropped else None), dropped
 
 
 def _callers_closure(direct: set[ir.Function], reach: set[ir.Function]) -> set[ir.Function]:

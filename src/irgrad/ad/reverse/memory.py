@@ -280,9 +280,11 @@ def forward_store_shadow(gu: GradientUtils, store: ir.StoreInst) -> None:
             or constant_has_shadow(v) or is_null_based(v)):
         # (a local that only ever receives inactive values, like unoptimized IR's
         # %k.addr of an enzyme_const pointer, hands out no shadow: harmless)
-        if from_inactive_library(v) or gu.types.points_to_integers(v):
-            # memory no derivative reaches (library memory, a string's characters): the
-            # pointer is its own shadow, as under Enzyme's runtime activity
+        if (from_inactive_library(v) or gu.types.points_to_integers(v)
+                or gu.globals.points_into_float_free(v)):
+            # memory no derivative reaches (library memory, a string's characters, a
+            # global message log's strings): the pointer is its own shadow, as under
+            # Enzyme's runtime activity
             _store_shadow(gu, store, gu.primal(v))
         elif not isinstance(v, ir.Constant) and alloca_may_hold(store.pointer,
                                                                 gu.activity.varied):
