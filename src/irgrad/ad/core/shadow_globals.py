@@ -131,13 +131,15 @@ class ShadowGlobals:
 
     # -- pointers kept in globals ---------------------------------------------------------
     def check_pointer_shadow(self, b: ir.IRBuilder, shadow: ir.Value, primal: ir.Value,
-                             pointer: ir.Value) -> ir.Value:
+                             pointer: ir.Value,
+                             into: ir.GlobalVariable | None = None) -> ir.Value:
         """``shadow``, the shadow of a pointer loaded through ``pointer``, checked at run
         time when it comes from the zeroed shadow of an active global: a null shadow of a
         non-null pointer means the pointer was stored before this derivative was called
         (outside it, or in an earlier call), and its shadow is unknown. The derivative
-        then stops with a message instead of dereferencing null."""
-        got = memory_global(pointer)
+        then stops with a message instead of dereferencing null. ``into``: the global
+        ``pointer`` points into when the caller knows it (a callee's argument)."""
+        got = memory_global(pointer) if into is None else (into, False)
         if got is None or got[1] or got[0] in self.user_shadows:
             return shadow
         g = got[0]

@@ -23,6 +23,7 @@ from irgrad.ad.core.internal_shadows import (
     release_internal_shadow,
 )
 from irgrad.ad.core.signatures import forward_return_type
+from irgrad.ad.forward.global_arguments import global_params
 from irgrad.ad.forward.instructions import ForwardPass
 from irgrad.ad.forward.interleaved_shadows import interleaved_params
 from irgrad.ad.forward.tangents import Tangent, pack_lanes
@@ -92,6 +93,8 @@ def create_forward_diff(ctx: DerivativeContext, config: FnConfig) -> ir.Function
     fwd = ForwardPass(ctx, config, new, blocks, {value_map[a]: t for a, t in tangents.items()},
                       forced)
     fwd.original = (fn, {c: o for o, c in value_map.items()})
+    fwd.global_args = {value_map[fn.args[i]]: g
+                       for i, g in global_params(config.extra).items()}
     # integer arguments with tangents that hold addresses (an iterator the ABI passes as
     # ``i64``): offsets and masks on them apply to the tangent (the shadow's address) too
     int_args = [a for a in tangents if isinstance(a, ir.Argument) and holds_address_type(a.type)]

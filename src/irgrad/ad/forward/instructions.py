@@ -72,6 +72,8 @@ class ForwardPass:
         # analyses of the original answer questions about the clone)
         self.original: tuple[ir.Function, dict[ir.Value, ir.Value]] | None = None
         self.globals = global_activity_of(ctx)
+        # arguments (of the clone) that point into an active global (global_arguments)
+        self.global_args: dict[ir.Value, ir.GlobalVariable] = {}
 
     # -- driver ------------------------------------------------------------------------
     def run(self) -> None:

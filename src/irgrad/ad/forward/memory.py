@@ -32,12 +32,12 @@ from irgrad.ad.core.function_shadows import (
 from irgrad.ad.core.shadow_globals import (
     constant_data_global,
     memory_global,
-    shadow_globals_of,
     unshadowed_memory,
 )
 from irgrad.ad.core.signatures import forward_signature
 from irgrad.ad.forward.allocations import visit_alloc, visit_out_alloc
 from irgrad.ad.forward.complex_calls import visit_complex_call
+from irgrad.ad.forward.global_arguments import checked_pointer_shadows, global_args_extra
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.shadow_copies import copy_shadow, shadow_name, times_width
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
@@ -163,9 +163,7 @@ def visit_load(fp: ForwardPass, inst: ir.LoadInst) -> None:
         return
     lanes = t if isinstance(t, list) else [t]
     loaded: list[ir.Value] = [copy_shadow(fp, inst, {p: s}) for s in lanes]
-    if inst.type.is_pointer and fp.globals.is_active(underlying_object(p) or p):
-        shadows = shadow_globals_of(fp.ctx)  # a pointer kept in an active global
-        loaded = [shadows.check_pointer_shadow(fp.b, s, inst, p) for s in loaded]
+    loaded = checked_pointer_shadows(fp, loaded, inst)  # a pointer kept in an active global
     fp.tangents[inst] = fp.pack(loaded, inst.type) if fp.width > 1 else loaded[0]
 
 
@@ -563,6 +561,8 @@ def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Val
     ret = callee.return_type
     ret_act = DiffeType.DUP if (has_float(ret) or holds_pointers(ret)
                                 or returns_address(pass_.ctx, callee)) else DiffeType.CONST
+    extra = ((INTERLEAVED_KEY, tuple(interleaved)),) if interleaved else ()
+    dups = [act is DiffeType.DUP for act in acts]
     return FnConfig(
         function=callee,
         mode=DerivativeMode.FORWARD,
@@ -570,5 +570,5 @@ def callee_config(pass_: ForwardPass, callee: ir.Function, args: Sequence[ir.Val
         return_type=ret_act,
         width=pass_.width,
         return_primal=not ret.is_void,
-        extra=((INTERLEAVED_KEY, tuple(interleaved)),) if interleaved else (),
+        extra=extra + global_args_extra(pass_, args, dups),
     )
