@@ -39,6 +39,7 @@ from irgrad.ad.forward.allocations import visit_alloc, visit_out_alloc
 from irgrad.ad.forward.complex_calls import visit_complex_call
 from irgrad.ad.forward.global_arguments import checked_pointer_shadows, global_args_extra
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
+from irgrad.ad.forward.library_writes import mirror_library_writes
 from irgrad.ad.forward.shadow_copies import copy_shadow, shadow_name, times_width
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vector_intrinsic
@@ -274,6 +275,8 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
             _visit_defined_call(fp, call, callee)
         return
     if is_inactive_call(name):
+        if _has_tangents(fp, call):  # the pointers it wrote (a string's characters)
+            mirror_library_writes(fp, call)
         return
     alloc = allocator(name)
     if alloc is not None and alloc.returns_memory:
