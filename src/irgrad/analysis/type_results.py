@@ -170,6 +170,9 @@ class CopiedContents:
         self.pointers = any(ct.is_pointer for ct in fields.values())
         # (a prefix of mixed data: what the whole copy would mix, for a run-time check)
         self.mixed = ""
+        # an array of records of this many bytes (:meth:`records`): ``fields`` are the
+        # offsets in each record
+        self.stride: int | None = None
 
     @property
     def known(self) -> bool:
@@ -202,6 +205,33 @@ class CopiedContents:
         """The fields of the first ``size`` bytes."""
         return CopiedContents({o: ct for o, ct in self.fields.items() if 0 <= o < size},
                               size)
+
+    def records(self, stride: int) -> CopiedContents | None:
+        """The copy as an array of ``stride``-byte records, each laid out as every record
+        the evidence saw says, folded onto offsets ``[0, stride)``; None when the evidence
+        disagrees (two kinds of data at one offset of a record, a field across a record's
+        end or over another field) or may be anywhere (offset ``-1``)."""
+        fields: dict[int, ConcreteType] = {}
+        for off, ct in sorted(self.fields.items()):
+            if off < 0:
+                return None
+            k = off % stride
+            old = fields.get(k)
+            if old is None or old.kind in ("Anything", "Integer"):
+                fields[k] = ct
+            elif ct.kind not in ("Anything", "Integer") and ct is not old:
+                return None
+        end = 0
+        for off, ct in sorted(fields.items()):
+            if not (ct.is_float or ct.is_pointer):
+                continue
+            width = store_size(FloatType(ct.float_kind or "double")) if ct.is_float else 8
+            if off < end or off + width > stride:
+                return None
+            end = off + width
+        out = CopiedContents(fields, None)
+        out.stride = stride
+        return out
 
     @property
     def uniform(self) -> bool:

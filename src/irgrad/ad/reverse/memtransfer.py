@@ -58,6 +58,10 @@ def copied_contents(gu: GradientUtils, call: ir.CallBase) -> CopiedContents:
             return got
         raise gu.error(_UNTYPED, call)
     if not got.inactive and not got.uniform and (size is None or -1 in got.fields):
+        stride = _record_stride(n) if size is None else None
+        records = got.records(stride) if stride is not None else None
+        if records is not None:  # an array of records: each record field by field
+            return records
         if size is None and got.inactive_prefix > 0:
             # bytes that carry no derivatives, then other data of the same object: a
             # string's inline buffer copied in a std::map<std::string, double> node
@@ -66,6 +70,23 @@ def copied_contents(gu: GradientUtils, call: ir.CallBase) -> CopiedContents:
             return prefix
         raise gu.error(_mixed(got), call)
     return got
+
+
+def _record_stride(n: ir.Value) -> int | None:
+    """The record size of a copy of ``count * size`` bytes (``mul``, or ``shl`` by a
+    constant: C's ``n * sizeof *p``), else None."""
+    while isinstance(n, ir.CastInst) and n.opcode in ("zext", "sext"):
+        n = n.value
+    if not isinstance(n, ir.BinaryOperator) or n.opcode not in ("mul", "shl"):
+        return None
+    a, c = n.operands
+    if n.opcode == "mul" and isinstance(a, ir.ConstantInt) and not isinstance(c, ir.ConstantInt):
+        a, c = c, a
+    if not isinstance(c, ir.ConstantInt) or isinstance(a, ir.ConstantInt):
+        return None
+    stride = c.unsigned_value if n.opcode == "mul" else (
+        1 << c.unsigned_value if c.unsigned_value < 32 else 0)
+    return stride if 2 <= stride <= 1 << 20 else None
 
 
 def _mixed(got: CopiedContents) -> str:
@@ -146,8 +167,9 @@ def reverse_memtransfer(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> N
         return
     sdst = gu.lookup_shadow(dst, bb, call)
     ssrc = gu.lookup_shadow(src, bb, call)
-    if got.uniform:
-        helper = memcpy_adjoint_helper(gu, _field_type(got.float_type))
+    if got.uniform or got.stride is not None:
+        helper = memcpy_adjoint_helper(gu, _field_type(got.float_type)) if got.uniform \
+            else record_fields_helper(gu, got, adjoint=True)
         b.call(helper, [ssrc, sdst, as_i64(b, gu.lookup_primal(n, bb))])
         return
     # a struct of known size, field by field: every destination adjoint is read (and
@@ -183,9 +205,12 @@ def forward_memtransfer(gu: GradientUtils, call: ir.CallBase) -> None:
     b = IRBuilder()
     b.position_after(new)
     sdst, ssrc = gu.invert_pointer(dst, call), gu.invert_pointer(src, call)
-    if got.uniform:
+    if got.uniform or got.stride is not None:
         n = unless_own_shadow(b, sdst, gu.primal(dst), gu.primal(call.args[2]))
-        b.call(call.callee, [sdst, ssrc, n, gu.primal(call.args[3])], call.function_type)
+        if got.uniform:
+            b.call(call.callee, [sdst, ssrc, n, gu.primal(call.args[3])], call.function_type)
+        else:  # each record's pointer fields
+            b.call(record_fields_helper(gu, got, adjoint=False), [sdst, ssrc, as_i64(b, n)])
         return
     for off, _ in got.field_offsets("Pointer"):
         ps = b.gep(ir.i8, ssrc, [ir.ConstantInt(_I64, off)])
@@ -329,12 +354,78 @@ def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
     return fn
 
 
+def record_fields_helper(gu: GradientUtils, got: CopiedContents, *, adjoint: bool
+                         ) -> ir.Function:
+    """For an array of records (``got.stride`` bytes each, :meth:`CopiedContents.records`)
+    copied ``bytes`` long: ``adjoint``: ``void (ptr dsrc, ptr ddst, i64 bytes)`` moves
+    each floating-point field's adjoint, ``dsrc += ddst; ddst = 0``; else ``void (ptr
+    sdst, ptr ssrc, i64 bytes)`` copies each pointer field's shadow. A record's fields
+    are all read before any is written, and the records are visited in the order that
+    reads each before an overlapping write changes it (as :func:`memcpy_adjoint_helper`)."""
+    stride = got.stride
+    assert stride is not None
+    kind = "Float" if adjoint else "Pointer"
+    fields = [(off, _field_type(ct.float_kind) if adjoint else ir.ptr)
+              for off, ct in got.field_offsets(kind)]
+    sig = "_".join(f"{off}{t}" for off, t in fields)
+    name = f"__irgrad_record_{'adjoints' if adjoint else 'shadows'}_{stride}_{sig}"
+    fn = gu.module.get_function(name)
+    if fn is not None:
+        return fn
+    fn = gu.module.get_or_insert_function(name, ir.FunctionType(ir.void, [ir.ptr, ir.ptr, _I64]))
+    fn.linkage = "internal"
+    fn.fn_attrs = ["nounwind"]
+    write_to, read_from, nbytes = fn.args  # (dsrc, ddst) or (sdst, ssrc)
+    write_to.name, read_from.name, nbytes.name = "to", "from", "bytes"
+    entry = fn.append_basic_block("entry")
+    pick = fn.append_basic_block("direction")
+    up, down = fn.append_basic_block("up"), fn.append_basic_block("down")
+    done = fn.append_basic_block("done")
+    b = IRBuilder(entry)
+    zero, one = ir.ConstantInt(_I64, 0), ir.ConstantInt(_I64, 1)
+    n = b.udiv(nbytes, ir.ConstantInt(_I64, stride), name="n")
+    b.cond_br(b.icmp("eq", n, zero, name="empty"), done, pick)
+    b.position_at_end(pick)
+    # reading below the writes: from the last record down, else from the first up
+    b.cond_br(b.icmp("ult", read_from, write_to, name="below"), down, up)
+
+    def move(i: ir.Value) -> None:
+        base = b.mul(i, ir.ConstantInt(_I64, stride), name="base")
+        ptrs, vals = [], []
+        for off, t in fields:
+            at = b.add(base, ir.ConstantInt(_I64, off))
+            pr = b.gep(ir.i8, read_from, [at], name="pr")
+            vals.append(b.load(t, pr, name="v"))
+            if adjoint:
+                b.store(ir.ConstantFP(t, 0.0), pr)
+            ptrs.append(b.gep(ir.i8, write_to, [at], name="pw"))
+        for (_, t), pw, v in zip(fields, ptrs, vals, strict=True):
+            b.store(b.fadd(b.load(t, pw), v) if adjoint else v, pw)
+
+    b.position_at_end(up)
+    i = b.phi(_I64, [(zero, pick)], name="i")
+    move(i)
+    nxt = b.add(i, one, name="next")
+    i.add_incoming(nxt, up)
+    b.cond_br(b.icmp("ult", nxt, n, name="more"), up, done)
+    b.position_at_end(down)
+    k = b.phi(_I64, [(n, pick)], name="k")
+    j = b.sub(k, one, name="j")
+    move(j)
+    k.add_incoming(j, down)
+    b.cond_br(b.icmp("ne", j, zero, name="rest"), down, done)
+    b.position_at_end(done)
+    b.ret()
+    return fn
+
+
 __all__ = [
     "copied_contents",
     "forward_memtransfer",
     "memcpy_adjoint_helper",
     "old_block_bytes",
     "realloc_carries_shadow",
+    "record_fields_helper",
     "reverse_memset",
     "reverse_memtransfer",
     "reverse_realloc",
