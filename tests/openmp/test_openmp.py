@@ -2,7 +2,7 @@
 derivative (:mod:`irgrad.ad.core.openmp_serial`) while the user's own functions keep
 their parallel regions. Each program checks its reverse and forward derivatives against
 finite differences itself and prints OK; it runs with three OpenMP threads, at -O0..-O3.
-Constructs irgrad does not run serially (dynamic schedules, tasks) stop with a located
+Constructs irgrad does not run serially (tasks, ordered regions) stop with a located
 error naming the construct."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 LEVELS = ("O0", "O1", "O2", "O3")
 PROGRAMS = {  # name: the sources of one program
     "heat_reductions": ["heat_reductions.c"],
+    "histogram_schedules": ["histogram_schedules.c"],
     "particles_parallel": ["particles_parallel.cpp"],
     "energy_parallel_do": ["energy_parallel_do.f90", "energy_parallel_do_main.c"],
 }

@@ -16,6 +16,7 @@ from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.diagnostics import source_location_of, value_text
 from irgrad.ad.core.shadow_globals import global_activity_of, shadow_globals_of
 from irgrad.ad.forward import memory as mem
+from irgrad.ad.forward.atomics import visit_atomic
 from irgrad.ad.forward.interleaved_shadows import interleaved_values, interleaving_analysis
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.rules import lookup_instruction
@@ -33,7 +34,7 @@ from irgrad.ad.rules.emit import (
 )
 from irgrad.ad.rules.sign_bits import flip_sign, sign_bit_operation
 from irgrad.analysis.activity import FORWARD_POLICY, ActivityAnalysis, moves_address
-from irgrad.analysis.global_activity import global_base, has_float
+from irgrad.analysis.global_activity import global_base
 from irgrad.analysis.underlying_objects import from_inactive_library
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
@@ -242,11 +243,7 @@ class ForwardPass:
         elif op in ("load", "store", "alloca", "getelementptr"):
             getattr(mem, f"visit_{op.replace('getelementptr', 'gep')}")(self, inst)
         elif op in ("atomicrmw", "cmpxchg"):
-            # integer atomics are bookkeeping (a std::shared_ptr's reference count): no
-            # tangent, as in reverse mode; on floating-point data they are refused
-            if has_float(inst.type) and any(self.tangent(o) is not None
-                                            for o in inst.operands):
-                raise self.error(inst, "atomic operations on active memory are not supported")
+            visit_atomic(self, inst)  # type: ignore[arg-type]
         else:
             self.visit_value(inst)
         self.b.debug_loc = None
