@@ -1,6 +1,7 @@
 """OpenMP programs (``-fopenmp``) differentiate: parallel regions run serially inside the
 derivative (:mod:`irgrad.ad.core.openmp_serial`) while the user's own functions keep
-their parallel regions. Each program checks its reverse and forward derivatives against
+their parallel regions; atomic updates of floating-point accumulators (``omp atomic``,
+C11 ``_Atomic double``, ``std::atomic<double>``) differentiate in both modes. Each program checks its reverse and forward derivatives against
 finite differences itself and prints OK; it runs with three OpenMP threads, at -O0..-O3.
 Constructs irgrad does not run serially (tasks, ordered regions) stop with a located
 error naming the construct."""
@@ -18,19 +19,22 @@ from warm_cli import irgrad_command
 
 HERE = Path(__file__).resolve().parent
 LEVELS = ("O0", "O1", "O2", "O3")
-PROGRAMS = {  # name: the sources of one program
+PROGRAMS = {  # name: the sources of one program (and its flags)
     "heat_reductions": ["heat_reductions.c"],
     "histogram_schedules": ["histogram_schedules.c"],
     "particles_parallel": ["particles_parallel.cpp"],
     "energy_parallel_do": ["energy_parallel_do.f90", "energy_parallel_do_main.c"],
+    "c11_atomic_energy": ["c11_atomic_energy.c"],
+    "atomic_accumulators": ["atomic_accumulators.cpp", "-std=c++20"],
 }
 ERRORS = sorted((HERE / "errors").glob("*.c"))
 
 
 def _build(sources: list[str], level: str, out: Path, *extra: str
            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*irgrad_command(), "cc", f"-{level}", "-fopenmp",
-                           *[str(HERE / s) for s in sources], *extra, "-o", str(out), "-lm"],
+    files = [str(HERE / s) if not s.startswith("-") else s for s in sources]
+    return subprocess.run([*irgrad_command(), "cc", f"-{level}", "-fopenmp", *files, *extra,
+                           "-o", str(out), "-lm"],
                           capture_output=True, text=True, timeout=600)
 
 

@@ -182,7 +182,9 @@ def _classify_use(g: ir.GlobalVariable, p: ir.Value, u: ir.Instruction, index: i
             return False, True
         v = u.value
         return True, not isinstance(v, ir.Constant) and _carries(v.type, g)
-    if isinstance(u, ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
+    if isinstance(u, ir.AtomicCmpXchgInst):  # {old, success}: it stores its new value
+        return True, _carries(u.new_value.type, g)
+    if isinstance(u, ir.AtomicRMWInst):
         return True, _carries(u.type, g)
     if isinstance(u, ir.CallBase):
         name = callee_name(u)

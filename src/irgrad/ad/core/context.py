@@ -38,6 +38,7 @@ from irgrad.ad.core.custom_wrappers import synthesize_custom
 from irgrad.ad.core.deferred_frees import without_deferred_frees
 from irgrad.ad.core.derived_attributes import inherit_attributes
 from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
+from irgrad.ad.core.float_atomics import has_float_exchanges, lower_float_exchanges
 from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
 from irgrad.ad.core.openmp_serial import (
     check_parallel_constructs,
@@ -166,10 +167,12 @@ class DerivativeContext:
         copy = None
         check_parallel_constructs(config.function)
         if (has_exception_code(config.function) or has_resolvable_calls(config.function)
-                or has_parallel_regions(config.function)):
+                or has_parallel_regions(config.function)
+                or has_float_exchanges(config.function)):
             copy = nounwind_copy(config.function)
             devirtualize(copy)
             serialize_parallel_regions(copy)
+            lower_float_exchanges(copy)
             self.originals[copy] = config.function
         try:
             fn = self._synthesize(replace(config, function=copy) if copy else config)
