@@ -37,14 +37,7 @@ from irgrad.ad.core.custom_derivatives import CustomDerivatives
 from irgrad.ad.core.custom_wrappers import synthesize_custom
 from irgrad.ad.core.deferred_frees import without_deferred_frees
 from irgrad.ad.core.derived_attributes import inherit_attributes
-from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
-from irgrad.ad.core.float_atomics import has_float_exchanges, lower_float_exchanges
-from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
-from irgrad.ad.core.openmp_serial import (
-    check_parallel_constructs,
-    has_parallel_regions,
-    serialize_parallel_regions,
-)
+from irgrad.ad.core.private_copy import private_copy
 from irgrad.ad.core.tape_runtime import without_tape_cache
 from irgrad.analysis.blas import blas_function
 from irgrad.analysis.fortran_runtime import fortran_routine
@@ -161,19 +154,12 @@ class DerivativeContext:
             cached = self.cache.get(config)  # a nested request may have made it meanwhile
             if cached is not None:
                 return cached
+        copy = private_copy(config.function)  # (before any state: it may raise)
+        if copy is not None:
+            self.originals[copy] = config.function
         first_new = len(self.created)
         self.in_progress.add(config)
         self.stack.append(config.function)
-        copy = None
-        check_parallel_constructs(config.function)
-        if (has_exception_code(config.function) or has_resolvable_calls(config.function)
-                or has_parallel_regions(config.function)
-                or has_float_exchanges(config.function)):
-            copy = nounwind_copy(config.function)
-            devirtualize(copy)
-            serialize_parallel_regions(copy)
-            lower_float_exchanges(copy)
-            self.originals[copy] = config.function
         try:
             fn = self._synthesize(replace(config, function=copy) if copy else config)
         except BaseException as exc:
