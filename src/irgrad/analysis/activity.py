@@ -51,7 +51,9 @@ from irgrad.analysis.global_activity import (
     has_float,
 )
 from irgrad.analysis.known_functions import (
+    INPUT_FUNCTIONS,
     callee_name,
+    input_destination,
     is_allocation,
     is_free,
     is_ignored_intrinsic,
@@ -320,7 +322,7 @@ class ActivityAnalysis:
             name = callee_name(inst)
             if is_allocation(name):
                 return True
-            if is_inactive_call(name):
+            if is_inactive_call(name) or name in INPUT_FUNCTIONS:  # (fgets: its buffer)
                 return False
             if returns_fresh_allocation(inst.called_function, self._fresh_memo):
                 return True  # an allocator wrapper (xmalloc, an aligned allocator)
@@ -396,6 +398,8 @@ class ActivityAnalysis:
                 return v in self.varied
             return True  # other aggregates: conservatively active
         assert isinstance(inst, ir.CallBase)  # memcpy/memmove into the alloca
+        if callee_name(inst) in INPUT_FUNCTIONS:  # sscanf/fread: parsed or read data
+            return False
         return inst.args[1] in self.shadowed
 
     # -- usefulness (backward) -------------------------------------------------------------
@@ -419,6 +423,8 @@ class ActivityAnalysis:
             elif isinstance(inst, ir.CallBase):
                 name = callee_name(inst)
                 if is_inactive_call(name) or (is_math_function(name) and not inst.type.is_void):
+                    continue
+                if name in INPUT_FUNCTIONS:  # writes data read from text or a file
                     continue
                 # a call is an output only when it may write memory (through its active
                 # arguments or an active global); otherwise only its result matters,
@@ -481,6 +487,9 @@ class ActivityAnalysis:
                 return True
             if is_memory_transfer(name) or is_memset(name):
                 return not self.loads_active(inst.args[0])
+            if name in INPUT_FUNCTIONS:  # parsed into memory without derivatives
+                return not any(self.loads_active(a) for k, a in enumerate(inst.args)
+                               if input_destination(name, k))
             if not inst.type.is_void and not self.is_constant_value(inst):
                 return False
             if is_math_function(name) or (name or "").startswith("llvm."):

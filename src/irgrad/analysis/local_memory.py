@@ -11,8 +11,10 @@ from irgrad import ir
 from irgrad.analysis.fortran_runtime import reads_descriptor
 from irgrad.analysis.global_activity import has_float
 from irgrad.analysis.known_functions import (
+    INPUT_FUNCTIONS,
     callee_name,
     free_pointer_arg,
+    input_destination,
     is_fresh_allocation,
     is_ignored_intrinsic,
     is_inactive_function,
@@ -61,6 +63,12 @@ def local_writes(local: ir.Value) -> list[ir.Instruction] | None:
                 if is_ignored_intrinsic(name) or is_memset(name) or (
                         use.index == free_pointer_arg(name)) or reads_descriptor(name, use.index):
                     continue  # (flang's runtime reading a descriptor)
+                if name in INPUT_FUNCTIONS:  # sscanf(line, "%lf", &v): v gets inactive data
+                    if input_destination(name, use.index):
+                        writes.append(u)
+                    continue
+                if is_inactive_function(name):
+                    continue  # reads it (strcmp, printf), or writes text or counts into it
                 if is_memory_transfer(name):
                     if u.args[0] is p and u.args[1] is not p:
                         writes.append(u)
@@ -152,6 +160,8 @@ def alloca_may_hold(pointer: ir.Value, active: Container[ir.Value]) -> bool:
             if v in active or not (v.type.is_pointer or has_float(v.type)
                                    or is_integer_like(v.type)):
                 return True
+        elif callee_name(w) in INPUT_FUNCTIONS:
+            continue  # parsed or read data: never active
         elif w.args[1] in active:  # type: ignore[attr-defined]
             return True
     return False

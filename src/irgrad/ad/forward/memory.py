@@ -38,6 +38,7 @@ from irgrad.ad.core.signatures import forward_signature
 from irgrad.ad.forward.allocations import visit_alloc, visit_out_alloc
 from irgrad.ad.forward.complex_calls import visit_complex_call
 from irgrad.ad.forward.global_arguments import checked_pointer_shadows, global_args_extra
+from irgrad.ad.forward.input_calls import visit_input_call
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.library_writes import mirror_library_writes
 from irgrad.ad.forward.shadow_copies import copy_shadow, shadow_name, times_width
@@ -54,6 +55,7 @@ from irgrad.analysis.function_pointers import (
     value_targets,
 )
 from irgrad.analysis.known_functions import (
+    INPUT_FUNCTIONS,
     allocator,
     deallocator,
     free_pointer_arg,
@@ -277,6 +279,9 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     if is_inactive_call(name):
         if _has_tangents(fp, call):  # the pointers it wrote (a string's characters)
             mirror_library_writes(fp, call)
+        return
+    if name in INPUT_FUNCTIONS:  # sscanf, fread: data read from text carries no tangent
+        visit_input_call(fp, call, name)
         return
     alloc = allocator(name)
     if alloc is not None and alloc.returns_memory:

@@ -56,6 +56,7 @@ from irgrad.ad.reverse.call_sites import (
     shadow_result_needed,
 )
 from irgrad.ad.reverse.indirect_calls import forward_indirect_call
+from irgrad.ad.reverse.input_calls import reverse_input_call
 from irgrad.ad.reverse.instructions import apply_rule
 from irgrad.ad.reverse.memory import (
     reverse_allocation,
@@ -75,6 +76,7 @@ from irgrad.ad.rules.complex_calls import (
 from irgrad.analysis.blas import missing_rule
 from irgrad.analysis.fortran_runtime import fortran_routine
 from irgrad.analysis.known_functions import (
+    INPUT_FUNCTIONS,
     allocator,
     callee_name,
     is_allocation,
@@ -105,7 +107,7 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
         if is_active_call(gu, call):
             forward_indirect_call(gu, call)
         return
-    if is_inactive_call(name):
+    if is_inactive_call(name) or name in INPUT_FUNCTIONS:  # (input: the primal's call)
         return
     fn = call.called_function
     assert fn is not None
@@ -204,6 +206,9 @@ def reverse_call(gu: GradientUtils, call: ir.CallBase, b: IRBuilder) -> None:
                            call)
         return
     if is_inactive_call(name):
+        return
+    if name in INPUT_FUNCTIONS:  # sscanf, fread into memory with derivatives
+        reverse_input_call(gu, call, name, b)
         return
     if name.startswith(("llvm.memcpy", "llvm.memmove")):
         reverse_memtransfer(gu, call, b)
