@@ -50,10 +50,9 @@ from irgrad.analysis.global_activity import (
     GlobalActivity,
     has_float,
 )
+from irgrad.analysis.input_formats import INPUT_FUNCTIONS, input_destination
 from irgrad.analysis.known_functions import (
-    INPUT_FUNCTIONS,
     callee_name,
-    input_destination,
     is_allocation,
     is_free,
     is_ignored_intrinsic,

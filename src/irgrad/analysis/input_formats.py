@@ -1,4 +1,5 @@
-"""What an input function writes into each destination argument: for the scanf family,
+"""Input functions (``sscanf``, ``fgets``, ``fread``...) and what they write into each
+destination argument: for the scanf family,
 the conversions of its format string (``"%d %lf %31s"``: an ``int``, a ``double``,
 characters); for ``fread``/``read``, raw bytes of a size given by the arguments.
 
@@ -11,7 +12,26 @@ from __future__ import annotations
 import re
 
 from irgrad import ir
-from irgrad.analysis.known_functions import INPUT_FUNCTIONS
+
+# Input functions: what they write into their destination arguments is read from text or
+# a file, never a derivative; the first destination argument (the scanf family writes
+# every argument after its format). They are inactive when no destination is memory
+# that carries derivatives (analysis.local_memory.local_writes counts them as writes of
+# inactive data); parsing into active memory stays an error (its shadow would keep the
+# adjoint of the value it replaced).
+INPUT_FUNCTIONS: dict[str, int] = {
+    "sscanf": 2, "__isoc99_sscanf": 2, "fscanf": 2, "__isoc99_fscanf": 2, "scanf": 1,
+    "__isoc99_scanf": 1, "fgets": 0, "fread": 0, "read": 1,
+}  # fmt: skip
+
+
+def input_destination(name: str | None, index: int) -> bool:
+    """Is argument ``index`` of a call of ``name`` a destination of an input function?"""
+    first = INPUT_FUNCTIONS.get(name or "")
+    if first is None:
+        return False
+    single = name in ("fgets", "fread", "read")
+    return index == first if single else index >= first
 
 # %[*][width][length]conversion; %[...] scansets; %% is a literal percent
 _CONVERSION = re.compile(r"%(\*?)(\d*)(hh|h|ll|l|L|j|z|t|q)?(\[\^?\]?[^\]]*\]|[a-zA-Z%])")
@@ -50,4 +70,4 @@ def scanned_floats(call: ir.CallBase, name: str) -> dict[int, ir.Type] | None:
     return out
 
 
-__all__ = ["format_string", "scanned_floats"]
+__all__ = ["INPUT_FUNCTIONS", "format_string", "input_destination", "scanned_floats"]

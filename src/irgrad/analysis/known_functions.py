@@ -425,27 +425,6 @@ MEMORY_TRANSFER_PREFIXES = ("llvm.memcpy.", "llvm.memmove.")  # also llvm.memcpy
 MEMSET_PREFIXES = ("llvm.memset.",)
 
 
-# Input functions: what they write into their destination arguments is read from text or
-# a file, never a derivative; the first destination argument (the scanf family writes
-# every argument after its format). They are inactive when no destination is memory
-# that carries derivatives (analysis.local_memory.local_writes counts them as writes of
-# inactive data); parsing into active memory stays an error (its shadow would keep the
-# adjoint of the value it replaced).
-INPUT_FUNCTIONS: dict[str, int] = {
-    "sscanf": 2, "__isoc99_sscanf": 2, "fscanf": 2, "__isoc99_fscanf": 2, "scanf": 1,
-    "__isoc99_scanf": 1, "fgets": 0, "fread": 0, "read": 1,
-}  # fmt: skip
-
-
-def input_destination(name: str | None, index: int) -> bool:
-    """Is argument ``index`` of a call of ``name`` a destination of an input function?"""
-    first = INPUT_FUNCTIONS.get(name or "")
-    if first is None:
-        return False
-    single = name in ("fgets", "fread", "read")
-    return index == first if single else index >= first
-
-
 def is_inactive_function(name: str | None) -> bool:
     return name is not None and name in INACTIVE_FUNCTIONS
 
@@ -581,7 +560,6 @@ __all__ = [
     "FREE_FUNCTIONS",
     "IGNORED_INTRINSICS",
     "INACTIVE_FUNCTIONS",
-    "INPUT_FUNCTIONS",
     "LIBM_FUNCTIONS",
     "MEMORY_TRANSFER_PREFIXES",
     "NO_MODULE_FUNCTIONS",
@@ -598,7 +576,6 @@ __all__ = [
     "enzyme_hint",
     "free_pointer_arg",
     "freed_pointer",
-    "input_destination",
     "is_allocation",
     "is_cxx_inactive",
     "is_free",

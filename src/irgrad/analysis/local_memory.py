@@ -10,11 +10,10 @@ from collections.abc import Container
 from irgrad import ir
 from irgrad.analysis.fortran_runtime import reads_descriptor
 from irgrad.analysis.global_activity import has_float
+from irgrad.analysis.input_formats import INPUT_FUNCTIONS, input_destination
 from irgrad.analysis.known_functions import (
-    INPUT_FUNCTIONS,
     callee_name,
     free_pointer_arg,
-    input_destination,
     is_fresh_allocation,
     is_ignored_intrinsic,
     is_inactive_function,

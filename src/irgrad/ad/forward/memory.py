@@ -54,8 +54,8 @@ from irgrad.analysis.function_pointers import (
     points_to_code,
     value_targets,
 )
+from irgrad.analysis.input_formats import INPUT_FUNCTIONS
 from irgrad.analysis.known_functions import (
-    INPUT_FUNCTIONS,
     allocator,
     deallocator,
     free_pointer_arg,

@@ -75,8 +75,8 @@ from irgrad.ad.rules.complex_calls import (
 )
 from irgrad.analysis.blas import missing_rule
 from irgrad.analysis.fortran_runtime import fortran_routine
+from irgrad.analysis.input_formats import INPUT_FUNCTIONS
 from irgrad.analysis.known_functions import (
-    INPUT_FUNCTIONS,
     allocator,
     callee_name,
     is_allocation,

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
-from irgrad.analysis.input_formats import scanned_floats
-from irgrad.analysis.known_functions import input_destination
+from irgrad.analysis.input_formats import input_destination, scanned_floats
 
 if TYPE_CHECKING:
     from irgrad.ad.reverse.gradient_utils import GradientUtils
