@@ -42,7 +42,7 @@ _DISPATCH_INIT = ("__kmpc_dispatch_init_4", "__kmpc_dispatch_init_4u",
 _DISPATCH_NEXT = ("__kmpc_dispatch_next_4", "__kmpc_dispatch_next_4u",
                   "__kmpc_dispatch_next_8", "__kmpc_dispatch_next_8u")
 _REDUCE = ("__kmpc_reduce", "__kmpc_reduce_nowait")
-_ONE = ("__kmpc_single", "__kmpc_master", "__kmpc_masked")  # this thread runs the block
+_ONE = ("__kmpc_single", "__kmpc_master")  # this thread runs the block
 _ZERO = ("omp_get_thread_num",)
 _NO_EFFECT = ("__kmpc_for_static_fini", "__kmpc_barrier", "__kmpc_end_reduce",
               "__kmpc_end_reduce_nowait", "__kmpc_critical", "__kmpc_end_critical",
@@ -51,8 +51,10 @@ _NO_EFFECT = ("__kmpc_for_static_fini", "__kmpc_barrier", "__kmpc_end_reduce",
               "__kmpc_end_serialized_parallel", "__kmpc_dispatch_deinit",
               "__kmpc_dispatch_fini_4", "__kmpc_dispatch_fini_4u", "__kmpc_dispatch_fini_8",
               "__kmpc_dispatch_fini_8u")
+_MASKED = "__kmpc_masked"  # (loc, gtid, filter): thread 0 runs it when filter is 0
 SERIALIZED_CALLS = frozenset((_FORK, *_STATIC_INIT, *_DISPATCH_INIT, *_DISPATCH_NEXT,
-                              *_REDUCE, *_ONE, *_ZERO, *_NO_EFFECT, "omp_get_num_threads"))
+                              *_REDUCE, *_ONE, *_ZERO, *_NO_EFFECT, _MASKED,
+                              "omp_get_num_threads"))
 # queries and locks that mean the same run by one thread (and carry no derivative)
 _SERIAL_AS_IS = frozenset([
     "__kmpc_global_thread_num", "omp_get_max_threads", "omp_get_num_procs", "omp_get_wtime",
@@ -125,6 +127,11 @@ def serialize_parallel_regions(fn: ir.Function) -> None:
             _replace_by_constant(inst, 1)
         elif name in _ZERO:
             _replace_by_constant(inst, 0)
+        elif name == _MASKED:
+            b = ir.IRBuilder(position=inst)
+            filt = inst.args[2]
+            inst.replace_all_uses_with(b.zext(b.icmp("eq", filt, ir.ConstantInt(filt.type, 0)),
+                                              inst.type))
         inst.erase_from_parent()
     remove_unreachable_blocks(fn)  # a reduction's atomic path, the other threads' blocks
 
