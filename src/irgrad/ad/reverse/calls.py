@@ -58,6 +58,7 @@ from irgrad.ad.reverse.call_sites import (
 from irgrad.ad.reverse.indirect_calls import forward_indirect_call
 from irgrad.ad.reverse.input_calls import reverse_input_call
 from irgrad.ad.reverse.instructions import apply_rule
+from irgrad.ad.reverse.library_writes import mirror_library_writes
 from irgrad.ad.reverse.memory import (
     reverse_allocation,
     reverse_memset,
@@ -107,7 +108,10 @@ def forward_call(gu: GradientUtils, call: ir.CallBase) -> None:
         if is_active_call(gu, call):
             forward_indirect_call(gu, call)
         return
-    if is_inactive_call(name) or name in INPUT_FUNCTIONS:  # (input: the primal's call)
+    if is_inactive_call(name):  # the pointers it wrote (a string's characters)
+        mirror_library_writes(gu, call)
+        return
+    if name in INPUT_FUNCTIONS:  # (input: the primal's call)
         return
     fn = call.called_function
     assert fn is not None

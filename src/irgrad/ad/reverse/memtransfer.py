@@ -57,7 +57,8 @@ def copied_contents(gu: GradientUtils, call: ir.CallBase) -> CopiedContents:
         if _into_fresh_block(dst):
             return got
         raise gu.error(_UNTYPED, call)
-    if not got.inactive and not got.uniform and (size is None or -1 in got.fields):
+    if not got.inactive and (not got.uniform or _integer_head(got)) and (
+            size is None or -1 in got.fields):
         stride = _record_stride(n) if size is None else None
         records = got.records(stride) if stride is not None else None
         if records is not None:  # an array of records: each record field by field
@@ -70,6 +71,16 @@ def copied_contents(gu: GradientUtils, call: ir.CallBase) -> CopiedContents:
             return prefix
         raise gu.error(_mixed(got), call)
     return got
+
+
+def _integer_head(got: CopiedContents) -> bool:
+    """The evidence says the copy begins with integers before its floating-point data
+    (a ``std::string``'s characters written into the inline buffer of a
+    ``std::map<std::string, double>`` node, whose ``double`` sits 16 bytes further): not
+    an array of floats from its first byte."""
+    head = got.inactive_prefix
+    return head > 0 and any(0 <= off < head and ct.kind == "Integer"
+                            for off, ct in got.fields.items())
 
 
 def _record_stride(n: ir.Value) -> int | None:
