@@ -104,6 +104,8 @@ def _mixed(got: CopiedContents) -> str:
     """The error for a copy of run-time length over data of several kinds."""
     if got.pointers and got.floats:
         what = "floating-point values and pointers"
+    elif len(got.floats) == 1:  # (integers first: :func:`_integer_head`)
+        what = "integers and floating-point values"
     else:
         what = "floating-point values of different types (" + " and ".join(
             sorted(k or "float" for k in got.floats)) + ")"
