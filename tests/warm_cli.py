@@ -110,6 +110,10 @@ def _serve(path: str) -> None:
 
     for name in _PRELOAD:
         importlib.import_module(name)
+    # the build cache's key for irgrad's code, taken now, from the code this server runs:
+    # taken in each child, it would describe files edited since (a change made while the
+    # suite runs), and cache what the old code built under the new code's key
+    importlib.import_module("irgrad.build_cache").irgrad_fingerprint()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
