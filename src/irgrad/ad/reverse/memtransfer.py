@@ -25,6 +25,7 @@ message. The forward pass copies no shadow (no one reads the bytes as pointers).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from irgrad import ir
@@ -332,39 +333,49 @@ def memcpy_adjoint_helper(gu: GradientUtils, et: ir.FloatType) -> ir.Function:
     fn.fn_attrs = ["nounwind"]
     dsrc, ddst, nbytes = fn.args
     dsrc.name, ddst.name, nbytes.name = "dsrc", "ddst", "bytes"
-    entry = fn.append_basic_block("entry")
-    pick = fn.append_basic_block("direction")
-    up, down = fn.append_basic_block("up"), fn.append_basic_block("down")
-    done = fn.append_basic_block("done")
-    b = IRBuilder(entry)
-    zero, one = ir.ConstantInt(_I64, 0), ir.ConstantInt(_I64, 1)
-    n = b.udiv(nbytes, ir.ConstantInt(_I64, alloc_size(et)), name="n")
-    b.cond_br(b.icmp("eq", n, zero, name="empty"), done, pick)
-    b.position_at_end(pick)
-    b.cond_br(b.icmp("ult", ddst, dsrc, name="left"), down, up)
 
-    def move(i: ir.Value) -> None:
+    def move(b: IRBuilder, i: ir.Value) -> None:
         pd = b.gep(et, ddst, [i], name="pd")
         vd = b.load(et, pd, name="vd")
         b.store(ir.ConstantFP(et, 0.0), pd)
         ps = b.gep(et, dsrc, [i], name="ps")
         b.store(b.fadd(b.load(et, ps, name="vs"), vd, name="sum"), ps)
 
+    _element_loop(fn, alloc_size(et), read_from=ddst, write_to=dsrc, move=move)
+    return fn
+
+
+def _element_loop(fn: ir.Function, size: int, *, read_from: ir.Value, write_to: ir.Value,
+                  move: Callable[[IRBuilder, ir.Value], None]) -> None:
+    """The body of ``fn(..., i64 bytes)``: ``move(b, i)`` for each of the ``bytes / size``
+    elements, from the last down when ``read_from`` lies below ``write_to`` (an
+    overlapping copy to the right reads every element before a write changes it), else
+    from the first up; then ``ret void``."""
+    nbytes = fn.args[-1]
+    entry = fn.append_basic_block("entry")
+    pick = fn.append_basic_block("direction")
+    up, down = fn.append_basic_block("up"), fn.append_basic_block("down")
+    done = fn.append_basic_block("done")
+    b = IRBuilder(entry)
+    zero, one = ir.ConstantInt(_I64, 0), ir.ConstantInt(_I64, 1)
+    n = b.udiv(nbytes, ir.ConstantInt(_I64, size), name="n")
+    b.cond_br(b.icmp("eq", n, zero, name="empty"), done, pick)
+    b.position_at_end(pick)
+    b.cond_br(b.icmp("ult", read_from, write_to, name="below"), down, up)
     b.position_at_end(up)
     i = b.phi(_I64, [(zero, pick)], name="i")
-    move(i)
+    move(b, i)
     nxt = b.add(i, one, name="next")
     i.add_incoming(nxt, up)
     b.cond_br(b.icmp("ult", nxt, n, name="more"), up, done)
     b.position_at_end(down)
     k = b.phi(_I64, [(n, pick)], name="k")
     j = b.sub(k, one, name="j")
-    move(j)
+    move(b, j)
     k.add_incoming(j, down)
     b.cond_br(b.icmp("ne", j, zero, name="rest"), down, done)
     b.position_at_end(done)
     b.ret()
-    return fn
 
 
 def record_fields_helper(gu: GradientUtils, got: CopiedContents, *, adjoint: bool
@@ -390,19 +401,8 @@ def record_fields_helper(gu: GradientUtils, got: CopiedContents, *, adjoint: boo
     fn.fn_attrs = ["nounwind"]
     write_to, read_from, nbytes = fn.args  # (dsrc, ddst) or (sdst, ssrc)
     write_to.name, read_from.name, nbytes.name = "to", "from", "bytes"
-    entry = fn.append_basic_block("entry")
-    pick = fn.append_basic_block("direction")
-    up, down = fn.append_basic_block("up"), fn.append_basic_block("down")
-    done = fn.append_basic_block("done")
-    b = IRBuilder(entry)
-    zero, one = ir.ConstantInt(_I64, 0), ir.ConstantInt(_I64, 1)
-    n = b.udiv(nbytes, ir.ConstantInt(_I64, stride), name="n")
-    b.cond_br(b.icmp("eq", n, zero, name="empty"), done, pick)
-    b.position_at_end(pick)
-    # reading below the writes: from the last record down, else from the first up
-    b.cond_br(b.icmp("ult", read_from, write_to, name="below"), down, up)
 
-    def move(i: ir.Value) -> None:
+    def move(b: IRBuilder, i: ir.Value) -> None:
         base = b.mul(i, ir.ConstantInt(_I64, stride), name="base")
         ptrs, vals = [], []
         for off, t in fields:
@@ -415,20 +415,7 @@ def record_fields_helper(gu: GradientUtils, got: CopiedContents, *, adjoint: boo
         for (_, t), pw, v in zip(fields, ptrs, vals, strict=True):
             b.store(b.fadd(b.load(t, pw), v) if adjoint else v, pw)
 
-    b.position_at_end(up)
-    i = b.phi(_I64, [(zero, pick)], name="i")
-    move(i)
-    nxt = b.add(i, one, name="next")
-    i.add_incoming(nxt, up)
-    b.cond_br(b.icmp("ult", nxt, n, name="more"), up, done)
-    b.position_at_end(down)
-    k = b.phi(_I64, [(n, pick)], name="k")
-    j = b.sub(k, one, name="j")
-    move(j)
-    k.add_incoming(j, down)
-    b.cond_br(b.icmp("ne", j, zero, name="rest"), down, done)
-    b.position_at_end(done)
-    b.ret()
+    _element_loop(fn, stride, read_from=read_from, write_to=write_to, move=move)
     return fn
 
 
