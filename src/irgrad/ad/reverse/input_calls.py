@@ -28,7 +28,7 @@ def reverse_input_call(gu: GradientUtils, call: ir.CallBase, name: str, b: IRBui
     assert bb is not None
     if name in ("fread", "read"):
         size_args = (call.args[1], call.args[2]) if name == "fread" else (call.args[2],)
-        sizes = [gu.lookup(a, bb) for a in size_args]
+        sizes = [gu.lookup(gu.primal(a), bb) for a in size_args]
         size = b.mul(sizes[0], sizes[1]) if len(sizes) == 2 else sizes[0]
         if size.type != ir.i64:
             size = b.zext(size, ir.i64)
