@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from irgrad import ir
 from irgrad.ad.core.shadow_globals import memory_global, shadow_globals_of
+from irgrad.analysis.tbaa import module_tbaa
 from irgrad.analysis.underlying_objects import underlying_object
 
 if TYPE_CHECKING:
@@ -52,13 +53,46 @@ def checked_pointer_shadows(fp: ForwardPass, loaded: list[ir.Value], inst: ir.Lo
     """The shadows ``loaded`` of pointer ``inst``, checked when ``inst`` reads memory of
     an active global: a null shadow of a non-null pointer stops with a message."""
     p = inst.pointer
-    if not inst.type.is_pointer:
+    if not inst.type.is_pointer or _vtable_pointer(inst):
         return loaded
     g = global_behind(fp, p)
     if g is None:
         return loaded
     shadows = shadow_globals_of(fp.ctx)
     return [shadows.check_pointer_shadow(fp.b, s, inst, p, into=g) for s in loaded]
+
+
+def _vtable_pointer(inst: ir.LoadInst) -> bool:
+    """A C++ object's vtable pointer (TBAA ``vtable pointer``): a static object's was set
+    by its constructor before any derivative ran, so its shadow in the zeroed shadow
+    global is null; forward mode picks the callee by the primal's vtable, and the shadow
+    is read only by a call through it (as before objects reached callees as arguments)."""
+    tag = inst.get_metadata("tbaa")
+    fn = inst.function
+    module = fn.parent if fn is not None else None
+    if tag is not None and module is not None:
+        return module_tbaa(module).type_name(tag) == "vtable pointer"
+    return _only_dispatches(inst)  # (-O0 has no TBAA: the loaded table only picks callees)
+
+
+def _only_dispatches(table: ir.Value, depth: int = 0) -> bool:
+    """Every use of ``table`` reads a function pointer out of it (through offsets) that
+    is only called or compared."""
+    if depth > 4 or not table.uses:
+        return False
+    for use in table.uses:
+        u = use.user
+        if isinstance(u, ir.GetElementPtrInst) and use.index == 0:
+            if not _only_dispatches(u, depth + 1):
+                return False
+        elif isinstance(u, ir.LoadInst) and u.type.is_pointer:
+            if not u.uses or not all(
+                    (isinstance(c.user, ir.CallBase) and c.user.callee is u)
+                    or isinstance(c.user, ir.CmpInst) for c in u.uses):
+                return False
+        elif not isinstance(u, ir.CmpInst):
+            return False
+    return True
 
 
 def global_args_extra(fp: ForwardPass, args: Sequence[ir.Value],
