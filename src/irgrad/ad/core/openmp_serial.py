@@ -32,6 +32,7 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.ad.core.diagnostics import source_location_of
 from irgrad.ad.core.invoke import remove_unreachable_blocks
+from irgrad.analysis.known_functions import callee_name
 from irgrad.errors import DifferentiationError
 
 _FORK = "__kmpc_fork_call"
@@ -93,10 +94,7 @@ def check_parallel_constructs(fn: ir.Function) -> None:
 
 
 def _callee_name(inst: ir.Instruction) -> str | None:
-    if not isinstance(inst, ir.CallBase):
-        return None
-    fn = inst.called_function
-    return fn.name if fn is not None else None
+    return callee_name(inst) if isinstance(inst, ir.CallBase) else None
 
 
 def has_parallel_regions(fn: ir.Function) -> bool:

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 
 def visit_input_call(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
-    shadowed = {k: fp.tangent(a) for k, a in enumerate(call.args)
-                if input_destination(name, k) and fp.tangent(a) is not None}
+    tangents = {k: fp.tangent(a) for k, a in enumerate(call.args) if input_destination(name, k)}
+    shadowed = {k: t for k, t in tangents.items() if t is not None}
     if not shadowed:
         return
     if name in ("fgets",):
