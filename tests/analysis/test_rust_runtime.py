@@ -77,6 +77,10 @@ def test_paths() -> None:
     "_ZN4core6option13unwrap_failed17h0123456789abcdefE",
     "_ZN5alloc5alloc18handle_alloc_error17h0123456789abcdefE",
     "rust_eh_personality",
+    # println!/eprintln! (std::io::stdio::_print, _eprint): only the terminal is written
+    "_RNvNtNtCsjrHSEGnQ3l9_3std2io5stdio6__print",
+    "_RNvNtNtCsjrHSEGnQ3l9_3std2io5stdio7__eprint",
+    "_ZN3std2io5stdio6_print17h0123456789abcdefE",
 ])
 def test_never_returning_runtime_is_inactive(name: str) -> None:
     assert is_inactive_call(name)
@@ -85,6 +89,7 @@ def test_never_returning_runtime_is_inactive(name: str) -> None:
 @pytest.mark.parametrize("name", [
     "_RNvNtCsgEmfK2I1SDS_4core3f6411sqrt_helper",  # core, but not a panic
     "_RNvNtCs1sLtFQZSptO_5nbody9panicking5panic",  # a user crate's own 'panic'
+    "_RNvNtNtCs1sLtFQZSptO_5nbody2io5stdio6__print",  # and its own 'io::stdio::_print'
     "_RNvMs4_NtCslNYArtu3iFV_5alloc7raw_vecNtB5_11RawVecInner14grow_amortizedCsduwmD7cSIQq_5gimli",
 ])
 def test_other_rust_functions_are_not_inactive(name: str) -> None:

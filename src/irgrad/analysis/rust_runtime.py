@@ -201,12 +201,17 @@ _NEVER_RETURNING = re.compile(
     r"^(panic\w*|begin_panic\w*|\w*_fail|\w*_failed|unwrap_failed|expect_failed"
     r"|handle_error|handle_alloc_error|capacity_overflow|panic_bounds_check"
     r"|assert_failed\w*|slice_\w+_fail)$")
+# what ``print!``/``println!``/``eprint!``/``eprintln!`` expand to: ``std::io::stdio::_print``
+# and ``_eprint`` read their ``fmt::Arguments`` (references to the values shown, a float
+# among them) and write only to the terminal, like C's printf
+_STD_PRINTERS = frozenset([("std", "io", "stdio", "_print"), ("std", "io", "stdio", "_eprint")])
 
 
 def is_rust_inactive(name: str | None) -> bool:
     """A Rust runtime function that never carries derivatives: panics and the failed
     checks that lead to them (they never return, so nothing after them is
-    differentiated), allocation failure, the allocator's link probe, unwinding."""
+    differentiated), allocation failure, the allocator's link probe, unwinding, and the
+    standard library's printing to stdout and stderr."""
     if not name:
         return False
     if name in _INACTIVE_SYMBOLS:
@@ -219,7 +224,7 @@ def is_rust_inactive(name: str | None) -> bool:
     path = rust_path(name)
     if path is None or path[0] not in _STD_CRATES:
         return False
-    return _NEVER_RETURNING.match(path[-1]) is not None
+    return _NEVER_RETURNING.match(path[-1]) is not None or path in _STD_PRINTERS
 
 
 __all__ = [
