@@ -31,6 +31,12 @@ class EntryKind(Enum):
     FWDSPLIT = ("__enzyme_fwdsplit", DerivativeMode.FORWARD)
     BATCH = ("__enzyme_batch", DerivativeMode.FORWARD)
     VIRTUALREVERSE = ("__enzyme_virtualreverse", DerivativeMode.REVERSE_PRIMAL)  # a split pair
+    # a loop run to a fixed point, differentiated at its converged state (the mode is
+    # the enclosing derivative's)
+    FIXED_POINT = ("__enzyme_fixed_point", DerivativeMode.REVERSE_COMBINED)
+    SET_FIXED_POINT = ("__enzyme_set_fixed_point", DerivativeMode.REVERSE_COMBINED)
+    CHECKPOINT_FOR = ("__enzyme_checkpoint_for", DerivativeMode.REVERSE_COMBINED)
+    CHECKPOINT_WHILE = ("__enzyme_checkpoint_while", DerivativeMode.REVERSE_COMBINED)
     # Enzyme's entry points beyond differentiation: recognized to be refused
     TRUNCATE = ("__enzyme_truncate", DerivativeMode.FORWARD)
     EXPAND = ("__enzyme_expand", DerivativeMode.FORWARD)
@@ -74,6 +80,9 @@ FLAG_MARKERS = ("enzyme_primal_return", "enzyme_noret", "enzyme_nofree",
                 "enzyme_runtime_activity")  # the last: always on in irgrad
 VALUE_MARKERS = ("enzyme_width", "enzyme_tape", "enzyme_allocated", "enzyme_byref")
 BATCH_MARKERS = ("enzyme_scalar", "enzyme_vector", "enzyme_buffer")
+# __enzyme_fixed_point's (enzyme/fixed_point.h); enzyme_scheme: __enzyme_checkpoint_for's
+FIXED_POINT_MARKERS = ("enzyme_fp_state", "enzyme_fp_reduction", "enzyme_fp_max_iters",
+                       "enzyme_fp_control", "enzyme_checkpoint_region", "enzyme_scheme")
 # Enzyme markers irgrad does not implement: an error, never ignored
 UNSUPPORTED_MARKERS = {
     "enzyme_interface": "probabilistic programming (enzyme_interface) is not supported",
@@ -89,7 +98,7 @@ UNSUPPORTED_MARKERS = {
 }
 MARKER_NAMES = frozenset([*ACTIVITY_MARKERS, *STRIDED_MARKERS, *RETURN_MARKERS,
                           *FLAG_MARKERS, *VALUE_MARKERS, *BATCH_MARKERS,
-                          *UNSUPPORTED_MARKERS])
+                          *FIXED_POINT_MARKERS, *UNSUPPORTED_MARKERS])
 
 
 def _global_marker(gv: ir.GlobalVariable) -> str | None:

@@ -89,6 +89,10 @@ class DerivativeContext:
         self.originals: dict[Function, Function] = {}  # nounwind copy -> user's function
         # analyses the synthesizers memoize per module (keyed by their own keys)
         self.analyses: dict[object, object] = {}
+        # functions the API layer made for a construct of Enzyme's (a fixed-point loop):
+        # their derivatives come from the synthesizer registered here, never from their
+        # body, and their calls always take the augmented path (like a library rule)
+        self.constructs: dict[Function, Synthesizer] = {}
 
     def types(self, fn: Function) -> TypeResults:
         """Type analysis of ``fn`` (one analysis per module, shared by every synthesis:
@@ -116,6 +120,11 @@ class DerivativeContext:
         if cached is not None:
             return cached
         with module_functions(self.known):
+            construct = self.constructs.get(config.function)
+            if construct is not None:
+                made = construct(self, config)
+                self.cache[config] = made
+                return made
             custom = self.custom.for_mode(config.function, config.mode)
             if custom is not None:
                 fn = synthesize_custom(self, config, custom)
@@ -137,7 +146,10 @@ class DerivativeContext:
         """Is ``fn`` a declared library routine whose derivatives come from a rule table
         (BLAS/LAPACK, :mod:`irgrad.analysis.blas`; flang's runtime,
         :mod:`irgrad.analysis.fortran_runtime`), like a custom derivative: its calls
-        always take the augmented path."""
+        always take the augmented path. A construct's function (:attr:`constructs`) counts
+        as one."""
+        if fn is not None and fn in self.constructs:
+            return True
         return (fn is not None and fn.is_declaration and not self.custom.has(fn)
                 and (blas_function(fn.name) is not None
                      or fortran_routine(fn.name) is not None))
