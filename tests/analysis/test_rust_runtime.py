@@ -130,3 +130,38 @@ m:
     assert "%r = inttoptr i64 %w to ptr" in text  # arithmetic: left alone
     assert "ret ptr %v.ptr" in text
     assert isinstance(fn.blocks[-1].instructions[0], ir.PHINode)
+
+
+def test_dangling_pointer_of_a_constant_argument() -> None:
+    """``inttoptr i64 %align`` where every caller passes a constant alignment (Rust's
+    ``NonNull::dangling()`` in ``RawVecInner::finish_grow``, shared by a ``String`` and a
+    ``Vec<f64>``) becomes null-based: its own shadow. An integer a caller outside the
+    module may pass stays an ``inttoptr``."""
+    module = parse_module("""
+define internal ptr @finish(i64 %align, i1 %c) {
+  %p = inttoptr i64 %align to ptr
+  ret ptr %p
+}
+define internal ptr @grow(i64 %a) {
+  %r = call ptr @finish(i64 %a, i1 false)
+  ret ptr %r
+}
+define ptr @strings() {
+  %r = call ptr @grow(i64 1)
+  ret ptr %r
+}
+define ptr @floats(i1 %c) {
+  %a = select i1 %c, i64 8, i64 16
+  %r = call ptr @finish(i64 %a, i1 true)
+  ret ptr %r
+}
+define ptr @exported(i64 %bits) {
+  %p = inttoptr i64 %bits to ptr
+  ret ptr %p
+}
+""")
+    functions = [f for f in module.functions if not f.is_declaration]
+    assert sum(restore_pointers(f) for f in functions) == 1
+    text = str(module)
+    assert "%p = getelementptr i8, ptr null, i64 %align" in text
+    assert "%p = inttoptr i64 %bits to ptr" in text

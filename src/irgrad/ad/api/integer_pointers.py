@@ -14,6 +14,14 @@ chains with type analysis; irgrad rewrites them once, before analysing: ``%p`` b
 ``phi ptr [ %block, %ok ], [ inttoptr (i64 8 to ptr), %empty ]``. Only phis and selects
 whose every leaf is a ``ptrtoint`` or a constant are rewritten: an address computed with
 arithmetic stays an integer (and gets no shadow, which diagnostics then report).
+
+An ``inttoptr`` of an integer that is a constant wherever it comes from (an argument of a
+function only called directly, which every caller passes a constant or such an argument
+of its own) points at no object: Rust's ``NonNull::dangling()`` in
+``RawVecInner::finish_grow``, which all ``Vec`` types of a crate share and which each
+caller passes the element type's alignment (1 for a ``String``, 8 for a ``Vec<f64>``).
+It becomes ``getelementptr i8, ptr null, i64 %align``, null-based, so its own shadow, as
+null is. This is decided here, before AD, while every call in the module is the user's.
 """
 
 from __future__ import annotations
@@ -62,17 +70,58 @@ def _as_pointer(v: ir.Value, made: dict[ir.Value, ir.Value]) -> ir.Value:
     return sel
 
 
+_MAX_TRACE = 64
+
+
+def constant_everywhere(v: ir.Value) -> bool:
+    """Is integer ``v`` a constant wherever it comes from: constants, through phis and
+    selects, and arguments of functions with local linkage only called directly, whose
+    every call passes such a value?"""
+    work, seen = [v], set()
+    while work:
+        x = work.pop()
+        if id(x) in seen or isinstance(x, ir.ConstantInt):
+            continue
+        seen.add(id(x))
+        if len(seen) > _MAX_TRACE:
+            return False
+        if isinstance(x, ir.PHINode):
+            work.extend(val for val, _ in x.incoming)
+        elif isinstance(x, ir.SelectInst):
+            work.extend((x.true_value, x.false_value))
+        elif isinstance(x, ir.Argument) and x.parent is not None \
+                and x.parent.has_local_linkage and x.parent.uses:
+            for use in x.parent.uses:
+                call = use.user
+                if not (isinstance(call, ir.CallBase) and call.called_function is x.parent
+                        and use.index == len(call.operands) - 1):  # callee, not argument
+                    return False
+                work.append(call.args[x.index])
+        else:
+            return False
+    return True
+
+
 def restore_pointers(fn: ir.Function) -> int:
-    """Rewrite the ``inttoptr`` of integer-carried pointers in ``fn``; returns how many."""
+    """Rewrite the ``inttoptr`` of integer-carried pointers in ``fn``, and of constant
+    addresses (made null-based); returns how many."""
     casts = [inst for bb in fn.blocks for inst in bb.instructions
              if isinstance(inst, ir.CastInst) and inst.opcode == "inttoptr"
-             and inst.type.is_pointer and isinstance(inst.value, ir.PHINode | ir.SelectInst)]
+             and inst.type.is_pointer and not isinstance(inst.value, ir.Constant)]
     made: dict[ir.Value, ir.Value] = {}
     done = 0
     for cast in casts:
-        if not _convertible(cast.value, set()):
+        if isinstance(cast.value, ir.PHINode | ir.SelectInst) \
+                and _convertible(cast.value, set()):
+            cast.replace_all_uses_with(_as_pointer(cast.value, made))
+        elif constant_everywhere(cast.value):
+            gep = ir.GetElementPtrInst(ir.i8, ir.ConstantPointerNull(ir.ptr), [cast.value],
+                                       name=cast.name)
+            gep.insert_before(cast)
+            gep.set_metadata("dbg", cast.debug_loc)
+            cast.replace_all_uses_with(gep)
+        else:
             continue
-        cast.replace_all_uses_with(_as_pointer(cast.value, made))
         cast.erase_from_parent()
         done += 1
     return done
@@ -82,4 +131,4 @@ def restore_pointers_in(functions: Iterable[ir.Function]) -> int:
     return sum(restore_pointers(fn) for fn in functions if not fn.is_declaration)
 
 
-__all__ = ["restore_pointers", "restore_pointers_in"]
+__all__ = ["constant_everywhere", "restore_pointers", "restore_pointers_in"]
