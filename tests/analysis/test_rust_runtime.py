@@ -15,7 +15,7 @@ from irgrad.analysis.known_functions import (
     is_fresh_allocation,
     is_inactive_call,
 )
-from irgrad.analysis.rust_runtime import rust_path, rust_runtime_name
+from irgrad.analysis.rust_runtime import rust_instance, rust_path, rust_runtime_name
 from irgrad.ir.parser import parse_module
 
 V0 = "_RNvCsfLfy6EI15iL_7___rustc"  # rustc 1.95's crate path of the shims
@@ -165,3 +165,33 @@ define ptr @exported(i64 %bits) {
     text = str(module)
     assert "%p = getelementptr i8, ptr null, i64 %align" in text
     assert "%p = inttoptr i64 %bits to ptr" in text
+
+
+STD_STRING_GROW = ("_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecNtNtB7_6string6StringE"
+                   "8grow_oneCsjrHSEGnQ3l9_3std")
+
+
+def test_generic_instances() -> None:
+    """v0 names of generic instances: an inherent impl's self type with its arguments,
+    back-references to the crate root."""
+    assert rust_instance(STD_STRING_GROW) == (
+        ("alloc", "raw_vec", "RawVec", "grow_one"), (("path", ("alloc", "string", "String"), ()),))
+    assert rust_instance("_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVechE8grow_oneB7_") == (
+        ("alloc", "raw_vec", "RawVec", "grow_one"), (("basic", "h"),))
+    assert rust_instance("malloc") is None
+
+
+def test_upstream_growth_of_float_free_vectors_is_inactive() -> None:
+    """``Vec<String>::push`` and ``Vec<u8>::push`` call the standard library's native
+    ``RawVec<String>::grow_one``/``RawVec<u8>::grow_one`` (rustc reuses its
+    ``#[inline(never)]`` instances): no float in what they move. ``RawVec<f64>``'s
+    would move derivatives: not inactive (its IR is the crate's own)."""
+    assert is_inactive_call(STD_STRING_GROW)
+    assert is_inactive_call("_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVechE8grow_oneB7_")
+    assert not is_inactive_call(
+        "_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecdE8grow_oneCsjrHSEGnQ3l9_3std")
+    # Vec<Vec<f64>>: a buffer of pointers to floats
+    assert not is_inactive_call(
+        "_RNvMs3_NtCslNYArtu3iFV_5alloc7raw_vecINtB5_6RawVecINtNtB7_3vec3VecdEE8grow_oneB7_")
+    assert is_inactive_call(  # format!'s alloc::fmt::format::format_inner: a new String
+        "_RNvNvNtCslNYArtu3iFV_5alloc3fmt6format12format_inner")

@@ -79,6 +79,96 @@ def _v0_path(s: str, i: int) -> tuple[list[str], int] | None:
     return None
 
 
+# -- generic instances (v0 only): ``<RawVec<String>>::grow_one`` ---------------------------
+
+# a type argument: ("basic", letter) for a primitive (v0's ``h`` = u8, ``d`` = f64...), or
+# ("path", segments, its own type arguments)
+TypeArg = tuple[object, ...]
+
+
+def _base62(s: str, i: int) -> tuple[int, int] | None:
+    """v0's ``<base-62-number>``: ``_`` is 0, ``<digits>_`` is the digits' value + 1."""
+    m = _BASE62.match(s, i)
+    if m is None:
+        return None
+    digits = m.group()[:-1]
+    value = 0
+    for ch in digits:
+        value = value * 62 + "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".index(ch)
+    return (value + 1 if digits else 0), m.end()
+
+
+def _v0_generic(s: str, i: int, depth: int = 0
+                ) -> tuple[tuple[str, ...], tuple[TypeArg, ...], int] | None:
+    """A v0 path with generic arguments, inherent impls and back-references: its
+    segments (an impl's: its self type's, then the item), the generic arguments of the
+    innermost generic type on it, and where it ends. None for what it does not know."""
+    if i >= len(s) or depth > 16:
+        return None
+    tag = s[i]
+    if tag == "C":
+        got = _v0_path(s, i)
+        return (tuple(got[0]), (), got[1]) if got is not None else None
+    if tag == "N" and i + 1 < len(s):
+        inner = _v0_generic(s, i + 2, depth + 1)
+        if inner is None:
+            return None
+        ident = _ident(s, inner[2])
+        return ((*inner[0], ident[0]), inner[1], ident[1]) if ident is not None else None
+    if tag == "B":  # back-reference to an offset after "_R"
+        ref = _base62(s, i + 1)
+        target = _v0_generic(s, 2 + ref[0], depth + 1) if ref is not None else None
+        return (target[0], target[1], ref[1]) if target is not None and ref is not None else None
+    if tag == "I":
+        base = _v0_generic(s, i + 1, depth + 1)
+        if base is None:
+            return None
+        args: list[TypeArg] = []
+        j = base[2]
+        while j < len(s) and s[j] != "E":
+            arg = _v0_type(s, j, depth + 1)
+            if arg is None:
+                return None
+            args.append(arg[0])
+            j = arg[1]
+        return (base[0], tuple(args), j + 1) if j < len(s) else None
+    if tag == "M":  # inherent impl: [disambiguator] impl-path self-type
+        j = i + 1
+        if j < len(s) and s[j] == "s":
+            m = _BASE62.match(s, j + 1)
+            if m is None:
+                return None
+            j = m.end()
+        impl = _v0_generic(s, j, depth + 1)
+        if impl is None:
+            return None
+        self_type = _v0_type(s, impl[2], depth + 1)
+        if self_type is None or self_type[0][0] != "path":
+            return None
+        return self_type[0][1], self_type[0][2], self_type[1]  # type: ignore[return-value]
+    return None
+
+
+_BASIC_TYPES = frozenset("abcdefhijlmnostuxyz")
+
+
+def _v0_type(s: str, i: int, depth: int) -> tuple[TypeArg, int] | None:
+    if i < len(s) and s[i] in _BASIC_TYPES:
+        return ("basic", s[i]), i + 1
+    got = _v0_generic(s, i, depth)
+    return (("path", got[0], got[1]), got[2]) if got is not None else None
+
+
+def rust_instance(name: str | None) -> tuple[tuple[str, ...], tuple[TypeArg, ...]] | None:
+    """The path of a v0-mangled generic instance (``alloc::raw_vec::RawVec::grow_one``)
+    and the type arguments of its self type (``RawVec<String>``: the path
+    ``alloc::string::String``); None for other names."""
+    if not name or not name.startswith("_RN"):
+        return None
+    got = _v0_generic(name, 2)
+    return (got[0], got[1]) if got is not None else None
+
+
 def rust_path(name: str | None) -> tuple[str, ...] | None:
     """The path of a Rust symbol (``("__rustc", "__rust_alloc")``,
     ``("core", "panicking", "panic")``), from v0 or legacy mangling or written out with
@@ -203,8 +293,42 @@ _NEVER_RETURNING = re.compile(
     r"|assert_failed\w*|slice_\w+_fail)$")
 # what ``print!``/``println!``/``eprint!``/``eprintln!`` expand to: ``std::io::stdio::_print``
 # and ``_eprint`` read their ``fmt::Arguments`` (references to the values shown, a float
-# among them) and write only to the terminal, like C's printf
-_STD_PRINTERS = frozenset([("std", "io", "stdio", "_print"), ("std", "io", "stdio", "_eprint")])
+# among them) and write only to the terminal, like C's printf; ``format!``'s
+# ``alloc::fmt::format::format_inner`` writes the text into a new ``String``, like sprintf
+_STD_PRINTERS = frozenset([("std", "io", "stdio", "_print"), ("std", "io", "stdio", "_eprint"),
+                           ("alloc", "fmt", "format", "format_inner")])
+
+
+# Generic methods that rustc takes from the standard library's native code, without IR:
+# it reuses the standard library's own instance of an ``#[inline(never)]`` generic even
+# under ``-Z share-generics=no``, as it does for ``Vec<String>::push`` and
+# ``Vec<u8>::push``, which call ``RawVec<String>::grow_one`` and ``RawVec<u8>::grow_one``.
+# They reallocate a buffer whose elements hold no floating-point data (bytes, strings),
+# so no derivative goes through them: what they move is inactive.
+_RAW_VEC = ("alloc", "raw_vec", "RawVec")
+_RAW_VEC_GROWTH = frozenset(["grow_one"])
+_NO_FLOAT_BASIC = frozenset("abcehijlmnostuxy")  # integers, bool, char, str, ()
+_NO_FLOAT_PATHS = frozenset([("alloc", "string", "String")])
+_OWNING_PATHS = frozenset([("alloc", "vec", "Vec"), ("alloc", "boxed", "Box")])
+
+
+def _holds_no_float(arg: TypeArg) -> bool:
+    if arg[0] == "basic":
+        return arg[1] in _NO_FLOAT_BASIC
+    path, args = arg[1], arg[2]
+    if path in _NO_FLOAT_PATHS:
+        return True
+    return path in _OWNING_PATHS and all(_holds_no_float(a) for a in args)  # type: ignore[union-attr]
+
+
+def _grows_float_free_buffer(name: str) -> bool:
+    """``RawVec<T>::grow_one`` for an element type ``T`` that holds no float."""
+    got = rust_instance(name)
+    if got is None:
+        return False
+    path, args = got
+    return (path[:-1] == _RAW_VEC and path[-1] in _RAW_VEC_GROWTH and len(args) >= 1
+            and _holds_no_float(args[0]))
 
 
 def is_rust_inactive(name: str | None) -> bool:
@@ -221,6 +345,8 @@ def is_rust_inactive(name: str | None) -> bool:
         return base.startswith(_INACTIVE_RUNTIME)
     if not name.startswith(("_RNv", "_ZN")):
         return False
+    if _grows_float_free_buffer(name):
+        return True
     path = rust_path(name)
     if path is None or path[0] not in _STD_CRATES:
         return False
@@ -235,6 +361,7 @@ __all__ = [
     "is_rust_inactive",
     "rust_allocator_fields",
     "rust_dealloc_spelling",
+    "rust_instance",
     "rust_path",
     "rust_runtime_name",
 ]
