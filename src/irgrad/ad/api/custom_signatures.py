@@ -101,11 +101,8 @@ def augmented_layout(primal: ir.Function, aug: CustomFunction, *, what: str,
     rt = aug.return_type
     fn_rt = primal.return_type
     name = aug.function.name
-    if rt.is_void:
-        if not fn_rt.is_void:
-            raise fail(f"the {what} {name} returns nothing, but {primal.name} returns "
-                       f"{fn_rt}: return {{tape, result}} (or the result alone)")
-        return AugmentedLayout.NOTHING, None
+    if rt.is_void:  # (with a result: nothing to do; the function itself gives it)
+        return (AugmentedLayout.NOTHING if fn_rt.is_void else AugmentedLayout.PRIMAL), None
     if fn_rt.is_void:
         return AugmentedLayout.TAPE, rt
     if rt == fn_rt:

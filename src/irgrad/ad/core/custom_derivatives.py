@@ -21,7 +21,9 @@ activity"; Enzyme massages its calls the same way):
   own "shadow"): which one is read from the arity of the registered function;
 * the augmented forward pass returns the tape and the primal result: ``void*`` (or any
   tape type) for a ``void`` function, ``{tape, result}`` otherwise, or the result alone
-  when there is no tape (a struct returned through ``sret`` counts as returned);
+  when there is no tape (a struct returned through ``sret`` counts as returned); one
+  that returns nothing for a function with a result has nothing to do and keeps no
+  tape: the result comes from a call of the function itself;
 * the reverse pass takes the augmented forward pass's arguments, then the adjoint of the
   result (when the function returns a floating-point value), then the tape (when there
   is one); it adds into the shadows and returns the derivatives of the floating-point
@@ -106,6 +108,9 @@ class AugmentedLayout(Enum):
     TAPE = "tape"  # the tape (the function returns void)
     RESULT = "result"  # the result, no tape
     TAPE_RESULT = "tape+result"  # {tape, result}
+    # void, for a function that returns a value: no tape, and the result comes from a call
+    # of the function itself (an augmented pass with nothing to do, as Enzyme allows)
+    PRIMAL = "primal"
 
 
 @dataclass(frozen=True)

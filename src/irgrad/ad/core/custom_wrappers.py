@@ -143,9 +143,12 @@ def _element(b: IRBuilder, agg: ir.Value, k: int) -> ir.Value:
 
 
 def _augmented_results(b: IRBuilder, custom: CustomGradient | CustomForward,
-                       res: ir.Value | None) -> tuple[ir.Value | None, ir.Value | None]:
+                       res: ir.Value | None, inputs: _Inputs
+                       ) -> tuple[ir.Value | None, ir.Value | None]:
     """(tape, result) of a call of a custom augmented forward pass."""
     layout = custom.layout
+    if layout is AugmentedLayout.PRIMAL:  # it returns nothing: the function gives the result
+        return None, b.call(custom.function, inputs.primals)
     if layout is AugmentedLayout.TAPE:
         return res, None
     if layout is AugmentedLayout.RESULT:
@@ -189,7 +192,7 @@ def _combined(ctx: DerivativeContext, config: FnConfig, custom: CustomGradient) 
     b = IRBuilder(w.blocks[0])
     inputs = _inputs(w, config, dret=has_dret, tape=False)
     res = _call(b, custom.augmented, inputs)
-    tape, _ = _augmented_results(b, custom, res)
+    tape, _ = _augmented_results(b, custom, res, inputs)
     d = _call(b, custom.reverse, _reverse_inputs(inputs, inputs.dret, tape))
     _return(b, _derivatives(b, config, d))
     return w
@@ -240,7 +243,7 @@ def _fill_augmented(ctx: DerivativeContext, aug: ir.Function, config: FnConfig,
     b = IRBuilder(aug.blocks[0])
     inputs = _inputs(aug, config, dret=False, tape=False)
     res = _call(b, custom.augmented, inputs)
-    tape, result = _augmented_results(b, custom, res)
+    tape, result = _augmented_results(b, custom, res, inputs)
     ptr: ir.Value = ir.ConstantPointerNull(ir.ptr)
     if tape is not None and tape.type.is_pointer:
         ptr = tape
@@ -301,7 +304,7 @@ def _forward(ctx: DerivativeContext, config: FnConfig, custom: CustomForward) ->
     primal: ir.Value | None = None
     if custom.augmented is not None:
         res = _call(b, custom.augmented, inputs)
-        inputs.tape, primal = _augmented_results(b, custom, res)
+        inputs.tape, primal = _augmented_results(b, custom, res, inputs)
     res = _call(b, custom.forward, inputs)
     if fn.return_type.is_void:
         b.ret_void()
