@@ -23,6 +23,7 @@ from irgrad.toolchain import run_tool
 
 ENZYME_ATTRIBUTE_MACROS = (
     '-Denzyme_inactive=annotate("enzyme_inactive")',
+    '-Denzyme_inactive_noblock=annotate("enzyme_inactive_noblock")',
     '-Denzyme_function_like(name)=annotate("enzyme_function_like=" name)',
 )
 _DROPPED = re.compile(
@@ -54,7 +55,8 @@ def check_enzyme_attributes(stderr: bytes | str) -> None:
     raise UsageError(
         f"the attribute '{m.group('name')}' does not reach irgrad: clang drops attributes "
         f"it does not know; write __attribute__((annotate(\"{name}\"))) instead "
-        "(irgrad predefines enzyme_inactive and enzyme_function_like(\"name\"))",
+        "(irgrad predefines enzyme_inactive, enzyme_inactive_noblock and "
+        "enzyme_function_like(\"name\"))",
         SourceLocation(m.group("file"), int(m.group("line")), int(m.group("col"))))
 
 

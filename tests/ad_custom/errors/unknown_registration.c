@@ -4,7 +4,7 @@
 double __enzyme_autodiff(void *, ...);
 
 void trace(double x) { printf("%g\n", x); }
-void *__enzyme_inactivenoblockfn[] = {(void *)trace}; // ERROR-LINE
+void *__enzyme_shouldrecompute[] = {(void *)trace}; // ERROR-LINE
 
 double f(double x) { trace(x); return x * x; }
 

@@ -53,6 +53,9 @@ GRADIENT = "__enzyme_register_gradient"
 DERIVATIVE = "__enzyme_register_derivative"
 SPLIT_DERIVATIVE = "__enzyme_register_splitderivative"
 INACTIVE_FN = "__enzyme_inactivefn"
+# inactive, and (Enzyme's hint) not a barrier to its caching decisions: irgrad's
+# analyses already treat an inactive call's effects on the data they cache as such
+INACTIVE_NOBLOCK_FN = "__enzyme_inactivenoblockfn"
 INACTIVE_GLOBAL = "__enzyme_inactive_global"
 FUNCTION_LIKE = "__enzyme_function_like"
 ALLOCATION_LIKE = "__enzyme_allocation_like"
@@ -340,6 +343,7 @@ _KINDS: list[tuple[str, Callable[[_Reader, Registrations], None]]] = [
     (SPLIT_DERIVATIVE, _split_derivative),
     (GRADIENT, _gradient),
     (DERIVATIVE, _derivative),
+    (INACTIVE_NOBLOCK_FN, _inactive_fn),
     (INACTIVE_FN, _inactive_fn),
     (INACTIVE_GLOBAL, _inactive_global),
     (FUNCTION_LIKE, _function_like),
@@ -380,7 +384,8 @@ def _annotation(target: ir.Value, text: str, loc: SourceLocation,
 
     name = getattr(target, "name", "?")
     if isinstance(target, ir.Function):
-        if text in ("enzyme_inactive", "enzyme_inactivefn"):
+        if text in ("enzyme_inactive", "enzyme_inactivefn", "enzyme_inactive_noblock",
+                    "enzyme_inactivenoblockfn"):
             reg.inactive.add(name)
             reg.keep(target)
             return
@@ -391,7 +396,7 @@ def _annotation(target: ir.Value, text: str, loc: SourceLocation,
             make_like(target, text.split("=", 1)[1], reg, fail)
             return
     elif isinstance(target, ir.GlobalVariable):
-        if text == "enzyme_inactive":
+        if text in ("enzyme_inactive", "enzyme_inactive_noblock"):
             reg.inactive_globals.add(name)
             return
         if text in ("enzyme_nofree", "enzyme_inactivefn") or text.startswith(

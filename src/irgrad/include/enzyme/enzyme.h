@@ -90,6 +90,11 @@ extern "C" {
 #ifndef enzyme_function_like
 #define enzyme_function_like(name) annotate("enzyme_function_like=" name)
 #endif
+/* enzyme_inactive_noblock: inactive (Enzyme's hint that the call does not stop its
+   caching decisions needs nothing more in irgrad) */
+#ifndef enzyme_inactive_noblock
+#define enzyme_inactive_noblock annotate("enzyme_inactive_noblock")
+#endif
 
 #ifndef IRGRAD_ENZYME_NO_PROTOTYPES
 
