@@ -26,6 +26,7 @@ PROGRAMS = {  # name: the sources of one program (and its flags)
     "energy_parallel_do": ["energy_parallel_do.f90", "energy_parallel_do_main.c"],
     "c11_atomic_energy": ["c11_atomic_energy.c"],
     "atomic_accumulators": ["atomic_accumulators.cpp", "-std=c++20"],
+    "firstprivate_scaling": ["firstprivate_scaling.c"],
 }
 ERRORS = sorted((HERE / "errors").glob("*.c"))
 

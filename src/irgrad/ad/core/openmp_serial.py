@@ -10,7 +10,8 @@ copy into the shared one under ``__kmpc_reduce[_nowait]``. Run by one thread, th
 plain serial code:
 
 - the fork becomes a direct call of the outlined function with this thread's id and a
-  bound id 0;
+  bound id 0 (values captured by copy go as what they are,
+  :mod:`irgrad.ad.core.openmp_arguments`);
 - the static schedule gives the one thread every iteration in one chunk: the bounds stay,
   the last-iteration flag is set and the stride spans the whole range (what LLVM's
   runtime does in a serialized team);
@@ -32,6 +33,7 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.ad.core.diagnostics import source_location_of
 from irgrad.ad.core.invoke import remove_unreachable_blocks
+from irgrad.ad.core.openmp_arguments import pass_floats_as_floats
 from irgrad.analysis.known_functions import callee_name
 from irgrad.errors import DifferentiationError
 
@@ -110,13 +112,14 @@ def serialize_parallel_regions(fn: ir.Function) -> None:
     docstring). ``fn`` is a copy that only the derivative synthesis sees."""
     slots: list[ir.Value] = []
     dispatch: dict[ir.Type, list[ir.Value]] = {}  # bounds, stride and flag, per int type
+    bits: list[ir.Value] = []  # integers that carried floats to the forks
     for inst in list(fn.instructions()):
         name = _callee_name(inst)
         if name is None or name not in SERIALIZED_CALLS:
             continue
         assert isinstance(inst, ir.CallBase)
         if name == _FORK:
-            _fork(fn, inst, slots)
+            bits += _fork(fn, inst, slots)
         elif name in _STATIC_INIT:
             _static_init(inst)
         elif name in _DISPATCH_INIT or name in _DISPATCH_NEXT:
@@ -131,6 +134,9 @@ def serialize_parallel_regions(fn: ir.Function) -> None:
             inst.replace_all_uses_with(b.zext(b.icmp("eq", filt, ir.ConstantInt(filt.type, 0)),
                                               inst.type))
         inst.erase_from_parent()
+    for v in bits:  # (the bits of an active value would stop the AD engine)
+        if isinstance(v, ir.Instruction) and v.parent is not None and not v.users:
+            v.erase_from_parent()
     remove_unreachable_blocks(fn)  # a reduction's atomic path, the other threads' blocks
 
 
@@ -157,11 +163,12 @@ def _replace_by_constant(call: ir.CallBase, value: int) -> None:
         bb.append(ir.BranchInst(dest))
 
 
-def _fork(fn: ir.Function, call: ir.CallBase, slots: list[ir.Value]) -> None:
-    """``__kmpc_fork_call(loc, n, f, args...)`` -> ``f(&gtid, &btid, args...)``."""
+def _fork(fn: ir.Function, call: ir.CallBase, slots: list[ir.Value]) -> list[ir.Value]:
+    """``__kmpc_fork_call(loc, n, f, args...)`` -> ``f(&gtid, &btid, args...)``; the
+    integer arguments no longer passed (they carried floats)."""
     outlined = call.args[2] if len(call.args) > 2 else None
     if not isinstance(outlined, ir.Function) or len(outlined.args) != len(call.args) - 1:
-        return  # not clang's shape: the call stays (an error names it)
+        return []  # not clang's shape: the call stays (an error names it)
     if not slots:  # one pair of thread-id slots per function, in its entry block
         b = ir.IRBuilder()
         b.position_at_start(fn.blocks[0])
@@ -171,7 +178,10 @@ def _fork(fn: ir.Function, call: ir.CallBase, slots: list[ir.Value]) -> None:
     gtid = b.call(_thread_num(fn), [call.args[0]])
     b.store(gtid, slots[0])
     b.store(ir.ConstantInt(ir.i32, 0), slots[1])
-    b.call(outlined, [slots[0], slots[1], *call.args[3:]])
+    given = [slots[0], slots[1], *call.args[3:]]
+    target, args = pass_floats_as_floats(outlined, given)
+    b.call(target, args)
+    return [g for g, a in zip(given, args, strict=True) if g is not a]
 
 
 def _dispatch(fn: ir.Function, call: ir.CallBase, init: bool,
