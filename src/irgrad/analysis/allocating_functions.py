@@ -8,13 +8,14 @@ result has a shadow (the callee's derivative returns it).
 
 A function returns fresh memory when every value it returns is null or is based on an
 allocation it makes: a known allocator's result, or the result of another function that
-returns fresh memory, reached through GEPs, casts, phis and selects and through integer
+returns fresh memory (called directly, or through a pointer that can only hold it), reached through GEPs, casts, phis and selects and through integer
 address arithmetic (``inttoptr((ptrtoint(p) & -64) + 64)``).
 """
 
 from __future__ import annotations
 
 from irgrad import ir
+from irgrad.analysis.function_pointers import single_callee
 from irgrad.analysis.known_functions import callee_name, is_allocation
 
 _MAX_DEPTH = 64
@@ -52,7 +53,15 @@ def _fresh(v: ir.Value, seen: set[ir.Value], depth: int, memo: FreshMemo) -> boo
     if isinstance(v, ir.CallBase):
         if is_allocation(callee_name(v)):
             return True
-        return returns_fresh_allocation(v.called_function, memo)
+        callee = v.called_function
+        if callee is None:  # through a pointer that can hold one function (made direct in
+            got = single_callee(v)  # the copy the AD engine differentiates)
+            if got is None:
+                return False
+            callee = got[0]
+            if is_allocation(callee.name):
+                return True
+        return returns_fresh_allocation(callee, memo)
     if isinstance(v, ir.GetElementPtrInst):
         return _fresh(v.pointer, seen, depth + 1, memo)
     if isinstance(v, ir.CastInst) and v.opcode in ("bitcast", "addrspacecast", "inttoptr",

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 
 from irgrad import ir
-from irgrad.analysis.layout import alloc_size, struct_offsets
+from irgrad.analysis.layout import alloc_size, store_size, struct_offsets
 
 _MAX_STEPS = 256
 _FN_REF = re.compile(r"ptr\s+@(\"(?:[^\"\\]|\\.)*\"|[-\w.$]+)")
@@ -138,25 +138,59 @@ def _trace(v: ir.Value) -> tuple[list[ir.Function] | None, bool]:
 
 
 def global_contents(pointer: ir.Value) -> list[ir.Value] | None:
-    """Every value a (mutable) global variable can hold, when ``pointer`` is the global
-    itself and the module only loads it and stores to it: its initializer and the stored
-    values (``static void *(*alloc)(size_t) = malloc;``). None otherwise. A global that
-    other modules can see may be changed by them too: :func:`is_exact_global` says
-    whether this module is the whole story."""
-    gv = strip_pointer_casts(pointer)
+    """Every value a pointer-sized slot of a (mutable) global variable can hold, when
+    ``pointer`` is the global itself or a constant offset into it, and the module only
+    loads the global and stores to it at constant offsets: the slot's initial value and
+    the values stored into that slot (``static void *(*alloc)(size_t) = malloc;``, or a
+    struct field ``{0, malloc}``). None otherwise (the address escapes, or some store
+    covers part of the slot). A global that other modules can see may be changed by them
+    too: :func:`is_exact_global` says whether this module is the whole story."""
+    gv, offset = _base_and_offset(pointer)
     if not isinstance(gv, ir.GlobalVariable) or gv.initializer is None \
-            or gv.externally_initialized:
+            or gv.externally_initialized or offset is None:
         return None
-    out: list[ir.Value] = [gv.initializer]
-    for use in gv.uses:
-        user = use.user
-        if isinstance(user, ir.LoadInst) and user.pointer is gv:
-            continue
-        if isinstance(user, ir.StoreInst) and user.pointer is gv and user.value is not gv:
-            out.append(user.value)
-            continue
+    first = _element_at(gv.initializer, gv.value_type, offset)
+    if first is None:
         return None
+    stores: list[tuple[int, ir.StoreInst]] = []
+    if not _only_loads_and_stores(gv, 0, stores, 0):
+        return None
+    out: list[ir.Value] = [first]
+    for at, st in stores:
+        size = store_size(st.value.type)
+        if at == offset and st.value.type.is_pointer:
+            out.append(st.value)
+        elif at < offset + 8 and offset < at + size:
+            return None  # part of the slot is overwritten with something else
     return out
+
+
+def _only_loads_and_stores(v: ir.Value, offset: int, stores: list[tuple[int, ir.StoreInst]],
+                           depth: int) -> bool:
+    """Every use of ``v`` (an address ``offset`` bytes into a global) loads, stores or
+    takes a constant offset; the stores are listed with their offsets."""
+    if depth > _MAX_STEPS:
+        return False
+    for use in v.uses:
+        user = use.user
+        if isinstance(user, ir.LoadInst) and user.pointer is v:
+            continue
+        if isinstance(user, ir.StoreInst) and user.pointer is v and user.value is not v:
+            stores.append((offset, user))
+            continue
+        if isinstance(user, ir.GetElementPtrInst) and user.pointer is v:
+            k = gep_constant_offset(user.source_type, list(user.indices))
+        elif isinstance(user, ir.ConstantExpr) and user.opcode == "getelementptr" and \
+                user.operands and user.operands[0] is v:
+            k = gep_constant_offset(user.source_type, list(user.operands[1:]))
+        elif isinstance(user, ir.CastInst | ir.ConstantExpr) and strip_pointer_casts(
+                user) is v and user.type.is_pointer:
+            k = 0
+        else:
+            return False
+        if k is None or not _only_loads_and_stores(user, offset + k, stores, depth + 1):
+            return False
+    return True
 
 
 def is_exact_global(pointer: ir.Value) -> bool:
