@@ -7,7 +7,7 @@
 #include "check.h"
 
 extern int enzyme_dup, enzyme_const, enzyme_out, enzyme_tape, enzyme_allocated,
-    enzyme_nofree, enzyme_noret, enzyme_not_overwritten;
+    enzyme_nofree, enzyme_noret, enzyme_not_overwritten, enzyme_nocache;
 double __enzyme_autodiff(void *, ...);
 void *__enzyme_augmentfwd(void *, ...);
 typedef struct { void *tape; double value; } TapeFirst;
@@ -176,6 +176,17 @@ int main(void) {
   clobber(u);
   double dk = __enzyme_reverse((void *)relax, enzyme_dup, u, du, enzyme_not_overwritten,
                                enzyme_const, w, enzyme_const, N, enzyme_out, k, 1.0, t);
+  CHECK(dk, dk_ref, 1e-12);
+  for (int i = 0; i < N; i++) CHECK(du[i], du_ref[i], 1e-12);
+
+  // enzyme_nocache: Enzyme's newer spelling of the same promise
+  memcpy(u, u0, sizeof u);
+  memset(du, 0, sizeof du);
+  t = __enzyme_augmentfwd((void *)relax, enzyme_dup, u, du, enzyme_nocache, enzyme_const, w,
+                          enzyme_const, N, enzyme_out, k);
+  clobber(u);
+  dk = __enzyme_reverse((void *)relax, enzyme_dup, u, du, enzyme_nocache, enzyme_const, w,
+                        enzyme_const, N, enzyme_out, k, 1.0, t);
   CHECK(dk, dk_ref, 1e-12);
   for (int i = 0; i < N; i++) CHECK(du[i], du_ref[i], 1e-12);
   printf("OK\n");

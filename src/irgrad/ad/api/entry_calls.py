@@ -30,6 +30,7 @@ from irgrad import ir
 from irgrad.ad.api.markers import (
     ACTIVITY_MARKERS,
     BATCH_MARKERS,
+    NOT_OVERWRITTEN_MARKERS,
     RETURN_MARKERS,
     STRIDED_MARKERS,
     UNSUPPORTED_MARKERS,
@@ -352,7 +353,7 @@ class _ArgumentReader:
                                          f"stride, not {value_text(stride)}")
             elif name == "enzyme_byref":
                 byref = self._constant(name, "size in bytes")
-            elif name == "enzyme_not_overwritten":
+            elif name in NOT_OVERWRITTEN_MARKERS:
                 not_overwritten = True
             elif name == "enzyme_width":
                 self._width()

@@ -67,6 +67,8 @@ ACTIVITY_MARKERS = {
     "enzyme_out": DiffeType.OUT,
     "enzyme_const": DiffeType.CONST,
 }
+# enzyme_not_overwritten, and Enzyme's newer spelling of the same promise
+NOT_OVERWRITTEN_MARKERS = ("enzyme_not_overwritten", "enzyme_nocache")
 # activity + one integer (the byte stride between the shadows of the lanes)
 STRIDED_MARKERS = {"enzyme_dupv": DiffeType.DUP, "enzyme_dupnoneedv": DiffeType.DUP_NONEED}
 # how the return value takes part
@@ -76,7 +78,7 @@ RETURN_MARKERS = {
     "enzyme_dup_return": DiffeType.DUP,
 }
 FLAG_MARKERS = ("enzyme_primal_return", "enzyme_noret", "enzyme_nofree",
-                "enzyme_not_overwritten", "enzyme_interleave",
+                "enzyme_not_overwritten", "enzyme_nocache", "enzyme_interleave",
                 "enzyme_runtime_activity")  # the last: always on in irgrad
 VALUE_MARKERS = ("enzyme_width", "enzyme_tape", "enzyme_allocated", "enzyme_byref")
 BATCH_MARKERS = ("enzyme_scalar", "enzyme_vector", "enzyme_buffer")

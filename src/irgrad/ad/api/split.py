@@ -38,6 +38,7 @@ from irgrad.ad.api.entry_calls import (
 )
 from irgrad.ad.api.markers import (
     ACTIVITY_MARKERS,
+    NOT_OVERWRITTEN_MARKERS,
     RETURN_MARKERS,
     EntryKind,
     describe,
@@ -214,7 +215,7 @@ def lower_augmentsize(ctx: DerivativeContext, call: ir.CallInst) -> None:
         if name in RETURN_MARKERS:
             ret_marker = RETURN_MARKERS[name]
             continue
-        if name == "enzyme_not_overwritten":
+        if name in NOT_OVERWRITTEN_MARKERS:
             kept.add(len(activities))
             continue
         if name not in ACTIVITY_MARKERS:
