@@ -24,6 +24,7 @@ from irgrad.toolchain import run_tool
 ENZYME_ATTRIBUTE_MACROS = (
     '-Denzyme_inactive=annotate("enzyme_inactive")',
     '-Denzyme_inactive_noblock=annotate("enzyme_inactive_noblock")',
+    '-Denzyme_shadow(shadow)=annotate("enzyme_shadow", &(shadow))',
     '-Denzyme_function_like(name)=annotate("enzyme_function_like=" name)',
 )
 _DROPPED = re.compile(

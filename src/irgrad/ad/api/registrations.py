@@ -39,7 +39,7 @@ from irgrad.ad.core.diagnostics import (
     function_location,
     global_location,
 )
-from irgrad.ad.core.shadow_globals import USER_TABLE
+from irgrad.ad.core.shadow_globals import USER_TABLE, annotated_shadow
 from irgrad.ad.rules import lookup_call
 from irgrad.analysis.known_functions import (
     ALLOCATORS,
@@ -368,7 +368,27 @@ def _read_annotations(module: ir.Module, gv: ir.GlobalVariable, reg: Registratio
         filename = _c_string(file_v) or (module.source_filename or "<input>")
         line = line_v.value if isinstance(line_v, ir.ConstantInt) else 0
         loc = annotation_location(filename, line, text.split("=", 1)[0])
+        if text == "enzyme_shadow":  # read by irgrad.ad.core.shadow_globals
+            _check_shadow_annotation(target, entry.elements[4:], loc)
+            continue
         _annotation(target, text, loc, reg)
+
+
+def _check_shadow_annotation(target: ir.Value, extra: list[ir.Value],
+                             loc: SourceLocation) -> None:
+    """``__attribute__((enzyme_shadow(G_d))) double G;``: the user's shadow of ``G``."""
+    shadow = annotated_shadow(extra[0]) if extra else None
+    if not isinstance(target, ir.GlobalVariable):
+        raise DifferentiationError("the attribute enzyme_shadow applies to global variables, "
+                                   f"not to {getattr(target, 'name', '?')}", loc)
+    if shadow is None:
+        raise DifferentiationError(
+            f"enzyme_shadow on {target.name} must name its shadow, a global variable of "
+            "the same type: __attribute__((enzyme_shadow(shadow_variable)))", loc)
+    if shadow.value_type != target.value_type:
+        raise DifferentiationError(
+            f"the shadow {shadow.name} of {target.name} has type {shadow.value_type}, not "
+            f"{target.value_type}", loc)
 
 
 def _c_string(v: ir.Value) -> str | None:

@@ -17,7 +17,9 @@ returned -- only arguments and the result are inputs and outputs of a derivative
 
 **The user's shadows.** Enzyme's conventions name a shadow the user owns: the
 ``enzyme_shadow`` metadata on a global (``@G = global double 0.0, !enzyme_shadow !{ptr
-@G_d}``), or a table in C, ``void *__enzyme_shadow_globals[][2] = {{&G, &G_d}};``. Such a
+@G_d}``), the attribute ``__attribute__((enzyme_shadow(G_d))) double G;`` (an
+``annotate("enzyme_shadow", &G_d)``), or a table in C, ``void
+*__enzyme_shadow_globals[][2] = {{&G, &G_d}};``. Such a
 global is active, its shadow is the user's and is never zeroed: the user seeds tangents
 there and reads adjoints back, as in Enzyme.
 
@@ -288,6 +290,18 @@ def _user_shadows(module: ir.Module) -> dict[ir.GlobalVariable, ir.GlobalVariabl
             target = module.get_global(nodes.get(m.group(1), "")) if m else None
             if target is not None:
                 out[g] = target
+    annotations = module.get_global("llvm.global.annotations")
+    entries = annotations.initializer if annotations is not None else None
+    if isinstance(entries, ir.ConstantAggregate):
+        for entry in entries.elements:
+            if isinstance(entry, ir.ConstantAggregate) and len(entry.elements) >= 5:
+                g = global_base(entry.elements[0])
+                text = global_base(entry.elements[1])
+                s = annotated_shadow(entry.elements[4])
+                if g is not None and s is not None and text is not None and isinstance(
+                        text.initializer, ir.ConstantDataString) and \
+                        text.initializer.data.split(b"\0", 1)[0] == b"enzyme_shadow":
+                    out[g] = s
     table = module.get_global(USER_TABLE)
     init = table.initializer if table is not None else None
     if isinstance(init, ir.ConstantAggregate):
@@ -299,6 +313,16 @@ def _user_shadows(module: ir.Module) -> dict[ir.GlobalVariable, ir.GlobalVariabl
         if table is not None and not table.uses:  # read: the table itself is not needed
             module.remove_global(table)
     return out
+
+
+def annotated_shadow(args: ir.Value) -> ir.GlobalVariable | None:
+    """The global an ``annotate("enzyme_shadow", &G_d)``'s arguments (a constant struct
+    ``{ptr @G_d}``) name, or None."""
+    holder = global_base(args)
+    init = holder.initializer if holder is not None else None
+    if isinstance(init, ir.ConstantAggregate) and len(init.elements) == 1:
+        return global_base(init.elements[0])
+    return None
 
 
 def constant_data_global(v: ir.Value) -> ir.GlobalVariable | None:
@@ -323,6 +347,7 @@ __all__ = [
     "ROOTS_KEY",
     "USER_TABLE",
     "ShadowGlobals",
+    "annotated_shadow",
     "constant_data_global",
     "global_activity_of",
     "memory_global",

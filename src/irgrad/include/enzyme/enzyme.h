@@ -95,6 +95,11 @@ extern "C" {
 #ifndef enzyme_inactive_noblock
 #define enzyme_inactive_noblock annotate("enzyme_inactive_noblock")
 #endif
+/* enzyme_shadow(G_d) on a global G: G_d (same type) is G's shadow, the user's to seed
+   with tangents and to read adjoints from; irgrad never zeroes it */
+#ifndef enzyme_shadow
+#define enzyme_shadow(shadow) annotate("enzyme_shadow", &(shadow))
+#endif
 
 #ifndef IRGRAD_ENZYME_NO_PROTOTYPES
 
