@@ -1,6 +1,7 @@
 """What the descriptors of flang's runtime calls hold, for the type analysis: the base
 address (of ``real(8)``/``real(4)`` values when the routine's name or the type code the
-function stores into the descriptor says so) and integers everywhere else (the layout:
+function stores into the descriptor says so, of integers when the code is an integer,
+logical or character type's) and integers everywhere else (the layout:
 :mod:`irgrad.analysis.fortran_runtime`)."""
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def descriptor_tree(element: str | None, rank: int = MAX_RANK) -> TypeTree:
     tree = TypeTree()
     tree.insert((BASE_OFFSET,), POINTER)
     if element is not None:
-        tree.insert((BASE_OFFSET, -1), DOUBLE if element == "double" else FLOAT)
+        tree.insert((BASE_OFFSET, -1), _ELEMENT_TYPES[element])
     tree.insert((ELEM_LEN_OFFSET,), INTEGER)
     tree.insert((16,), INTEGER)
     for off in range(RANK_OFFSET, HEADER_BYTES):
@@ -46,13 +47,19 @@ def descriptor_tree(element: str | None, rank: int = MAX_RANK) -> TypeTree:
     return tree
 
 
-_STORED_ELEMENTS = {TYPE_FLOAT: "float", TYPE_DOUBLE: "double"}
+_ELEMENT_TYPES = {"double": DOUBLE, "float": FLOAT, "integer": INTEGER}
+# CFI type codes (flang/ISO_Fortran_binding.h): 1..24 the integers, 39 logical, 40/43/44
+# the characters, 45..49 the unsigned integers: data without derivatives
+_INTEGER_CODES = frozenset((*range(1, 25), 39, 40, 43, 44, *range(45, 50)))
+_STORED_ELEMENTS = {TYPE_FLOAT: "float", TYPE_DOUBLE: "double",
+                    **dict.fromkeys(_INTEGER_CODES, "integer")}
 
 
 def stored_element(desc: ir.Value) -> str | None:
-    """The real kind a local descriptor holds, from the type code its function stores
-    into it (flang fills descriptors field by field): ``"double"``, ``"float"``, or None
-    (unknown, another type, or codes that disagree)."""
+    """The kind of data a local descriptor holds, from the type code its function stores
+    into it (flang fills descriptors field by field): ``"double"``, ``"float"``,
+    ``"integer"`` (integers, logicals, characters), or None (unknown, another type, or
+    codes that disagree)."""
     base = underlying_object(desc)
     if base is None:
         return None
