@@ -3,10 +3,9 @@ assignment and allocation through descriptors), the descriptor bookkeeping that 
 no derivative, and the I/O and termination calls that never do.
 
 flang-22 calls its runtime (``libflang_rt``) where Fortran semantics need more than a
-loop: at ``-O0`` for ``sum``, ``maxval``, ``dot_product``, ``matmul``, ``transpose``,
-``reshape``, ``cshift`` of a vector; at every level for ``norm2``, ``spread`` and ``sum(a,
-dim=k)``; at
-every level for ``allocate``/``deallocate`` with ``stat=``, of derived types, and for
+loop: at ``-O0`` for ``sum``, ``product``, ``maxval``, ``dot_product``, ``matmul``,
+``transpose``, ``reshape``, ``cshift`` of a vector; at every level for ``norm2``,
+``spread``, ``pack`` and ``sum(a, dim=k)``; at every level for ``allocate``/``deallocate`` with ``stat=``, of derived types, and for
 assignment to an allocatable that may (re)allocate it (``_FortranAAssign``), for the
 copy-in/copy-out of a possibly non-contiguous actual argument to an explicit-shape dummy
 and for the default initialization of derived-type objects. Routines that only produce
@@ -91,10 +90,10 @@ DESCRIPTOR_ROLES = frozenset(["array", "x", "y", "mask", "result", "matrix", "to
 # what each family writes through its descriptor arguments (the descriptor and the
 # storage it gets); None: anything the descriptors lead to (an assignment's left side)
 _WRITES: dict[str, tuple[str, ...] | None] = {
-    "sum": (), "maxval": (), "minval": (), "dot_product": (), "norm2": (),
+    "sum": (), "product": (), "maxval": (), "minval": (), "dot_product": (), "norm2": (),
     "matmul": ("result",), "matmul_transpose": ("result",), "transpose": ("result",),
     "reshape": ("result",), "spread": ("result",), "sum_dim": ("result",),
-    "cshift_vector": ("result",),
+    "cshift_vector": ("result",), "pack": ("result",),
     "assign": None, "allocate": ("desc",), "allocate_source": ("desc",),
     # frees the block (and its components'): anything loaded from them is gone
     "deallocate": None,
@@ -105,7 +104,7 @@ _WRITES: dict[str, tuple[str, ...] | None] = {
 _KINDS = {"4": "float", "8": "double"}
 _REDUCTION = ("array", "source", "line", "dim", "mask")
 _PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
-    (re.compile(r"_FortranA(Sum|Maxval|Minval)Real([48])"), "", _REDUCTION),
+    (re.compile(r"_FortranA(Sum|Product|Maxval|Minval)Real([48])"), "", _REDUCTION),
     (re.compile(r"_FortranADotProductReal([48])"), "dot_product", ("x", "y", "source", "line")),
     (re.compile(r"_FortranANorm2_([48])"), "norm2", ("array", "source", "line", "dim")),
     (re.compile(r"_FortranAMatmul(Transpose)?Real([48])Real\2"), "",
@@ -118,6 +117,8 @@ _FIXED: dict[str, tuple[str, tuple[str, ...]]] = {
     "_FortranACshiftVector": ("cshift_vector", ("result", "array", "shift", "source",
                                                 "line")),
     "_FortranASpread": ("spread", ("result", "array", "dim", "ncopies", "source", "line")),
+    # pack(array, mask[, vector]): ``vector`` a descriptor or null
+    "_FortranAPack": ("pack", ("result", "array", "mask", "vector", "source", "line")),
     "_FortranASumDim": ("sum_dim", ("result", "array", "dim", "source", "line", "mask")),
     "_FortranAAssign": ("assign", ("to", "from", "source", "line")),
     # flang-22 passes a memcpy function last; flang-20 did not
@@ -258,6 +259,21 @@ def is_fortran_bookkeeping(name: str | None) -> bool:
     return name is not None and name in _BOOKKEEPING
 
 
+# flang's description of a derived type (``_QMmodEXdtXtype``: its size, components,
+# bindings -- the procedures ``call obj%proc()`` dispatches to --, special procedures)
+_TYPE_DESCRIPTION = re.compile(r"_Q\w*XdtX\w+(?:\.\d+)?")
+
+
+def is_fortran_type_description(v: Value | None) -> bool:
+    """``v`` is flang's constant description of a derived type, which a polymorphic
+    object's descriptor points to: metadata no derivative reaches, its own shadow (the
+    shadow descriptor of a ``class(t)`` dummy finds the same bindings)."""
+    from irgrad.ir.globals import GlobalVariable
+
+    return (isinstance(v, GlobalVariable) and v.is_constant
+            and _TYPE_DESCRIPTION.fullmatch(v.name) is not None)
+
+
 def is_fortran_inactive(name: str) -> bool:
     """flang's I/O (output and statement control) and termination calls, and the
     routines that return an integer or logical (``count``, ``maxval`` of integers,
@@ -276,6 +292,7 @@ __all__ = [
     "is_fortran_bookkeeping",
     "is_fortran_inactive",
     "is_fortran_integer_result",
+    "is_fortran_type_description",
     "reads_descriptor",
     "routine_element",
 ]

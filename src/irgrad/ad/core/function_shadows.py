@@ -33,6 +33,7 @@ from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.failures import emit_failure
 from irgrad.ad.core.shadow_globals import global_activity_of, shadow_globals_of
 from irgrad.analysis.activity import has_float, holds_pointers
+from irgrad.analysis.fortran_runtime import is_fortran_type_description
 from irgrad.analysis.function_pointers import (
     as_function,
     holds_functions,
@@ -135,10 +136,13 @@ def _derivatives(ctx: DerivativeContext, config: FnConfig) -> list[ir.Value]:
 def shadow_of_constant(ctx: DerivativeContext, c: ir.Value, mode: DerivativeMode,
                        width: int = 1, *, strict: bool = False) -> ir.Value | None:
     """The shadow of a constant pointer: a function's table, or the same offset into the
-    shadow of a constant global holding functions; None when the constant has none."""
+    shadow of a constant global holding functions, or flang's description of a derived
+    type itself; None when the constant has none."""
     fn = as_function(c)
     if fn is not None:
         return shadow_table(ctx, fn, mode, width, strict=strict)
+    if is_fortran_type_description(c):
+        return c  # metadata, its own shadow
     if isinstance(c, ir.GlobalVariable):
         return shadow_global(ctx, c, mode, width)
     if isinstance(c, ir.ConstantExpr) and c.opcode in ("getelementptr", "bitcast",
@@ -153,7 +157,8 @@ def shadow_of_constant(ctx: DerivativeContext, c: ir.Value, mode: DerivativeMode
 
 def constant_has_shadow(c: ir.Value) -> bool:
     """Whether :func:`shadow_of_constant` gives ``c`` a shadow."""
-    return as_function(c) is not None or points_into_function_table(c)
+    return (as_function(c) is not None or points_into_function_table(c)
+            or is_fortran_type_description(global_base(c)))
 
 
 def shadow_global(ctx: DerivativeContext, gv: ir.GlobalVariable, mode: DerivativeMode,

@@ -17,6 +17,7 @@ from irgrad.ad.rules import (  # noqa: F401  (register the tables)
     blas_triangular,
     fortran,
     fortran_alloc,
+    fortran_product,
     intrinsics,
     libm,
 )

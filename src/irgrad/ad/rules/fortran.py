@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from irgrad import ir
 from irgrad.ad.rules.fortran_emit import DescriptorEmitter
-from irgrad.ad.rules.fortran_helpers import c64, counted_loop
+from irgrad.ad.rules.fortran_helpers import c64, counted_loop, field_ptr, rank
 from irgrad.ad.rules.fortran_rule import (
     FortranOperands,
     FortranRule,
@@ -23,7 +23,7 @@ from irgrad.ad.rules.fortran_rule import (
     shadow_of,
     views,
 )
-from irgrad.analysis.fortran_runtime import MAX_RANK
+from irgrad.analysis.fortran_runtime import ATTRIBUTE_OTHER, MAX_RANK, RANK_OFFSET
 
 
 # -- sum -----------------------------------------------------------------------------------
@@ -332,6 +332,41 @@ def _cshift_reverse(e: DescriptorEmitter, o: FortranOperands) -> None:
 
 def_fortran(FortranRule("cshift_vector", lambda o: views(o, "result", "array"),
                         _by_dim_forward, _cshift_reverse, augment=zeroed_result, slot_rank=1))
+
+
+# -- pack: the elements where the mask is true, in array element order ----------------------
+def _pack_before(e: DescriptorEmitter, o: FortranOperands) -> None:
+    b = e.b
+    vector = b.icmp("ne", o.v["vector"], ir.ConstantPointerNull(ir.ptr))
+    scalar = b.icmp("eq", rank(b, o.v["mask"]), c64(0))
+    _, join = e.if_then(b.or_(vector, scalar), "pack.vector")
+    e.fatal("irgrad: the derivative of PACK with VECTOR= or a scalar MASK is not supported")
+    e.b.position_at_end(join)
+
+
+def _pack_reverse(e: DescriptorEmitter, o: FortranOperands) -> None:
+    """``darray += unpack(dresult, mask, 0)``: the runtime's UNPACK scatters the result's
+    adjoints back to the positions they came from (a scalar zero fills the others)."""
+    if not (o.active("result") and o.active("array")):
+        return
+    b, da = e.b, shadow_of(o, "array")
+    zero = e.result_template(da, 0)
+    e.set_attribute(zero, ATTRIBUTE_OTHER)
+    b.store(e.zeroed_block(zero), zero)
+    t = e.result_template(da, 1)
+    b.store(b.trunc(rank(b, da), ir.i8), field_ptr(b, t, RANK_OFFSET))
+    e.runtime("_FortranAUnpack", ir.void,
+              [t, shadow_of(o, "result"), o.copies["mask"], zero, e.source, e.line])
+    e.add(da, t)
+    e.free(e.base(t))
+    e.free(e.base(zero))
+
+
+def_fortran(FortranRule(
+    "pack", lambda o: [*views(o, "result", "array"),
+                       *(["copy:mask"] if o.active("result") and o.active("array") else [])],
+    _by_dim_forward, _pack_reverse, before=_pack_before, augment=zeroed_result,
+    slot_rank=MAX_RANK))
 
 
 __all__ = ["zeroed_result"]
