@@ -23,6 +23,7 @@ from irgrad.llvm.memory_libcalls import lower_memory_libcalls
 from irgrad.llvm.optimize import optimize
 from irgrad.llvm.sincos_libcalls import lower_sincos_libcalls
 from irgrad.llvm.sort_search_libcalls import lower_sort_search_libcalls
+from irgrad.llvm.trampolines import resolve_trampolines
 
 if TYPE_CHECKING:  # irgrad.ir is imported lazily (it is the heavier part)
     from irgrad.ir import Module
@@ -163,6 +164,7 @@ def run_pipeline(
         lower_memory_libcalls(model)
         lower_sort_search_libcalls(model)
         lower_sincos_libcalls(model)
+        resolve_trampolines(model)
         if opts.pre_ad and mark_small_loops_for_full_unroll(model):
             # the pre-AD pipeline again: its full-unroll pass now unrolls the marked loops
             module = canonicalize(from_ir_model(model, filename), filename=filename)
