@@ -16,7 +16,25 @@ gradient against central differences and forward against reverse mode, and print
 * ``complex_impedance.f90``: an equivalent-circuit fit in ``complex(8)`` (complex
   division through ``__divdc3``, ``exp``/``log``/``sqrt``/``abs`` of complex values, and
   ``z**k`` through ``_FortranAzpowi``, also at ``z = 0``) and ``complex(4)``
-  (``_FortranAcpowi``).
+  (``_FortranAcpowi``);
+* ``heat_rod.f90``: module parameters and module allocatables filled by an init routine, a
+  derived type with allocatable components and type-bound procedures updating them in
+  place over time steps;
+* ``array_language.f90``: explicit- and assumed-shape dummies, sections, ``where``/
+  ``elsewhere``, ``merge``, ``maxloc`` (an integer result assigned through the runtime at
+  -O0), ``transpose``, ``spread``, ``reshape`` and ``pack`` (``_FortranAPack`` at every
+  level: its adjoint is the runtime's ``Unpack`` of the result's);
+* ``rk4_procedure_argument.f90``: RK4 with a ``procedure(rhs_iface)`` dummy, automatic
+  stage arrays, a procedure pointer, and an internal procedure reading its host's
+  variables (a trampoline at every level, which :mod:`irgrad.llvm.trampolines` turns into
+  direct calls);
+* ``elemental_kernels.f90``: ``elemental`` and ``pure`` procedures, ``do concurrent``,
+  ``forall`` and the intrinsic math (``atan2``, ``hypot``, ``sign``, real powers);
+* ``least_squares_work.f90``: automatic arrays, ``allocate``/``deallocate`` inside the
+  function, an ``intent(inout)`` accumulator and ``optional`` arguments;
+* ``rkf45_class_dispatch.f90``: adaptive RKF45 over a ``class(ode_system)`` dummy whose
+  deferred type-bound right-hand side is dispatched through flang's type description
+  (its own shadow), ``do while`` with ``exit``.
 
 At ``-O0`` flang calls its runtime for the array intrinsics (``_FortranASumReal8``,
 ``_FortranAMatmulReal8Real8``...), at every level for ``spread``, ``norm2``,
@@ -40,9 +58,12 @@ from warm_cli import irgrad_command
 
 HERE = Path(__file__).resolve().parent / "fortran"
 PROGRAMS = ("allocatable_matmul.f90", "regression.f90", "bead_chain.f90",
-            "complex_impedance.f90")
+            "complex_impedance.f90", "heat_rod.f90", "array_language.f90",
+            "rk4_procedure_argument.f90", "elemental_kernels.f90", "least_squares_work.f90",
+            "rkf45_class_dispatch.f90")
 INTRINSICS = ("_FortranAMatmulReal8Real8", "_FortranADotProductReal8", "_FortranASumReal8")
-# runtime routines each program calls at every level (so -O1..-O3 exercise rules too)
+# runtime routines (and intrinsics) each program calls at every level (so -O1..-O3
+# exercise rules too)
 RUNTIME_AT_EVERY_LEVEL = {
     "allocatable_matmul.f90": ("_FortranADestroy",),
     "regression.f90": ("_FortranAAssign", "_FortranAAllocatableAllocate",
@@ -52,6 +73,8 @@ RUNTIME_AT_EVERY_LEVEL = {
                        "_FortranAAllocatableAllocateSource"),
     "complex_impedance.f90": ("_FortranAzpowi", "_FortranAcpowi", "__divdc3", "cexp",
                               "clog", "csqrt", "cabs"),
+    "array_language.f90": ("_FortranAPack",),
+    "rk4_procedure_argument.f90": ("llvm.init.trampoline", "llvm.adjust.trampoline"),
 }
 HEAP_CHECKS = {**os.environ, "MALLOC_CHECK_": "3", "MALLOC_PERTURB_": "165"}
 
@@ -98,14 +121,14 @@ def test_the_programs_call_the_runtime(tmp_path: Path) -> None:
                 assert calls == (set(INTRINSICS) if level == 0 else set()), (level, calls)
 
 
-PRODUCT = """
+EOSHIFT = """
 function g(x, n) result(e) bind(c, name="g")
   use iso_c_binding
   implicit none
   integer(c_int), value :: n
   real(c_double), intent(in) :: x(n)
   real(c_double) :: e
-  e = sum(x) + product(x)
+  e = sum(x) + sum(x * eoshift(x, 1))
 end function
 """
 
@@ -118,13 +141,67 @@ def test_runtime_routine_without_a_rule_is_a_located_error(tmp_path: Path) -> No
     import irgrad
     from irgrad.errors import DifferentiationError
 
-    src = tmp_path / "product.f90"
-    src.write_text(PRODUCT)
+    src = tmp_path / "eoshift.f90"
+    src.write_text(EOSHIFT)
     lib = irgrad.compile(src, opt_level=0, cache_dir=tmp_path / "cache")
     with pytest.raises(DifferentiationError,
-                       match=r"product\.f90:8:\d+: error: No derivative found for "
-                             r"_FortranAProductReal8"):
+                       match=r"eoshift\.f90:8:\d+: error: No derivative found for "
+                             r"_FortranAEoshiftVector"):
         lib.gradient("g")(np.ones(3), 3)
+
+
+GLOBAL_PROCEDURE_POINTER = """
+module callbacks
+  use iso_c_binding
+  implicit none
+  abstract interface
+    function fn_iface(y) result(r)
+      import :: c_double
+      real(c_double), intent(in) :: y
+      real(c_double) :: r
+    end function
+  end interface
+  procedure(fn_iface), pointer :: active_model => null()
+contains
+  function apply(y) result(r)
+    real(c_double), intent(in) :: y
+    real(c_double) :: r
+    r = active_model(y) + active_model(2 * y)
+  end function
+  function g(x, n) result(l) bind(c, name="g")
+    integer(c_int), value :: n
+    real(c_double), intent(in) :: x(n)
+    real(c_double) :: l, a
+    a = x(2)
+    active_model => scaled
+    l = apply(x(1))
+  contains
+    function scaled(y) result(r)
+      real(c_double), intent(in) :: y
+      real(c_double) :: r
+      r = a * y**2
+    end function
+  end function
+end module
+"""
+
+
+def test_internal_procedure_in_a_global_pointer_is_a_located_error(tmp_path: Path) -> None:
+    """An internal procedure passed as an argument is called directly (a trampoline no
+    more); one stored into a module's procedure pointer stays a trampoline, refused at
+    the pointer assignment."""
+    import numpy as np
+
+    import irgrad
+    from irgrad.errors import DifferentiationError
+
+    src = tmp_path / "callbacks.f90"
+    src.write_text(GLOBAL_PROCEDURE_POINTER)
+    lib = irgrad.compile(src, opt_level=0, cache_dir=tmp_path / "cache")
+    with pytest.raises(DifferentiationError,
+                       match=r"callbacks\.f90:24:\d+: error: No derivative found for "
+                             r"llvm\.adjust\.trampoline"):
+        lib.gradient("g")(np.ones(2), 2)
 
 
 STAT_ALLOCATE = """
