@@ -38,7 +38,6 @@ from irgrad.ad.rules.expr import (
     log,
     pow,
     rint,
-    sign,
     sin,
     sinh,
     sqrt,
@@ -206,7 +205,9 @@ MATH: dict[str, MathFn] = {
         primal=math.hypot,
     ),
     # sign and magnitude
-    "fabs": _unary(sign(X), (-3.0, 3.0), abs),
+    # the sign bit's: +1 at +0.0, -1 at -0.0 (a one-sided derivative, as Enzyme takes it
+    # and as the integer-mask form of fabs gives, irgrad.ad.rules.sign_bits)
+    "fabs": _unary(copysign(1.0, X), (-3.0, 3.0), abs),
     "copysign": MathFn(
         partials=(copysign(1.0, X) * copysign(1.0, Y), ZERO),
         domain=((-3.0, 3.0), (-3.0, 3.0)),
