@@ -9,7 +9,26 @@ differences; forward against reverse where it asks for both) and prints OK:
 * ``rust/least_squares.rs``: slices, ``chunks_exact().map().unzip()``, ``reserve`` +
   ``extend``, ``iter().zip().map().sum()``;
 * ``rust/crate_fit/``: a two-file crate (``mod fit;``) whose markers are ``#[no_mangle]
-  static mut`` items.
+  static mut`` items;
+* ``rust/matrix_ops.rs``: a ``struct Matrix`` with ``Index<(usize, usize)>``/``IndexMut``
+  and ``&Matrix * &Matrix``, ``Vec<Vec<f64>>`` rows, ``Vec<[f64; 3]>`` points, a ``Copy``
+  ``Vec3`` with ``Add``/``Sub``/``Mul<f64>``;
+* ``rust/signal_features.rs``: ``windows(2)``, ``chunks``, ``enumerate().fold``,
+  ``rev().skip().step_by()``, ``fold(f64::NEG_INFINITY, f64::max)``, ``collect``, and the
+  ``f64`` methods (``sin_cos``, ``hypot``, ``atan2``, ``powi``, ``powf``, ``ln_1p``,
+  ``exp_m1``, ``mul_add``, ``tanh``, ``clamp``, ``signum``, ``max``/``min``);
+* ``rust/ode_models.rs``: a generic RK4 taking a capturing closure
+  (``F: Fn(f64, &[f64], &mut [f64])``), ``Vec<Box<dyn Model>>`` and ``&dyn Model``
+  dispatch, generic code over a small ``Float`` trait;
+* ``rust/robust_stats.rs``: ``sort_by(partial_cmp)``, ``VecDeque``, ``Result``/``Option``
+  with ``?`` (an error holding a ``String``), ``format!`` into a ``Vec<String>`` (whose
+  growth rustc takes from the standard library's native code), ``println!``, a
+  ``Box<[f64]>``, and both a ``String`` and ``Vec<f64>`` growing (``finish_grow``'s
+  dangling pointer is then the alignment argument);
+* ``rust/fallible_stats.rs``: a ``Result<f64, StatError>`` whose variants hold a
+  ``String`` or an index in the slot where ``Ok`` holds the float (at -O2 one integer
+  merges a fresh block's address, an index and a string's pointer), ``eprintln!``, and the
+  failing inputs differentiated too.
 
 One test is one compilation (pytest-xdist spreads them); panics and bounds checks are on
 every path (inactive: they never return).
@@ -30,6 +49,11 @@ PROGRAMS = {
     "nbody_vec": HERE / "nbody_vec.rs",
     "least_squares": HERE / "least_squares.rs",
     "crate_fit": HERE / "crate_fit" / "main.rs",
+    "matrix_ops": HERE / "matrix_ops.rs",
+    "signal_features": HERE / "signal_features.rs",
+    "ode_models": HERE / "ode_models.rs",
+    "robust_stats": HERE / "robust_stats.rs",
+    "fallible_stats": HERE / "fallible_stats.rs",
 }
 LEVELS = ["-O0", "-O1", "-O2", "-O3"]
 

@@ -389,6 +389,19 @@ def integer_shadow(gu: GradientUtils, v: ir.Value, inst: ir.Instruction) -> ir.V
                    "active memory or passed to a call)", inst)
 
 
+def _merged_shadow(gu: GradientUtils, v: ir.Value, inst: ir.Instruction) -> ir.Value:
+    """The shadow bits of one value merged with addresses. One that activity analysis
+    found to hold no address of memory with derivatives (the other variants of a Rust
+    enum's slot: an index, a string's pointer, where one variant holds a fresh block's
+    address) is its own shadow, as an inactive value is Enzyme's."""
+    if v in gu.activity.addresses or v in gu.shadow or isinstance(v, ir.Constant) or (
+            isinstance(v, ir.LoadInst) and gu.is_shadowed(v.pointer)) or (
+            isinstance(v, ir.CastInst) and v.opcode == "ptrtoint"
+            and gu.is_shadowed(v.value)):
+        return integer_shadow(gu, v, inst)
+    return gu.primal(v)
+
+
 def _merged_integer_shadow(gu: GradientUtils, v: ir.Instruction, inst: ir.Instruction
                            ) -> ir.Value:
     """The shadow of a phi / select / freeze of addresses: the same merge of their
@@ -400,11 +413,11 @@ def _merged_integer_shadow(gu: GradientUtils, v: ir.Instruction, inst: ir.Instru
         b.insert(s)
         _record(gu, v, s)
         for value, blk in v.incoming:
-            s.add_incoming(integer_shadow(gu, value, inst), gu.vmap[blk])  # type: ignore[arg-type]
+            s.add_incoming(_merged_shadow(gu, value, inst), gu.vmap[blk])  # type: ignore[arg-type]
         return s
     if isinstance(v, ir.SelectInst):
-        t = integer_shadow(gu, v.true_value, inst)
-        f = integer_shadow(gu, v.false_value, inst)
+        t = _merged_shadow(gu, v.true_value, inst)
+        f = _merged_shadow(gu, v.false_value, inst)
         b = _fwd_builder_after(gu, v)
         return _record(gu, v, b.select(gu.primal(v.condition), t, f, name=name))
     op = integer_shadow(gu, v.operands[0], inst)
