@@ -1,6 +1,7 @@
 """Objects from other compilers' LTO mode go through the same link step: ``clang-22
 -flto -c`` objects with the library as a thin archive, ``flang-22 -flto`` and
-``clang++-22 -flto`` objects in a mixed Fortran/C/C++ link."""
+``clang++-22 -flto`` objects in a mixed Fortran/C/C++ link; and units that each register
+a rule under the same name."""
 
 from __future__ import annotations
 
@@ -45,6 +46,21 @@ def test_mixed_fortran_c_cxx_with_make(tmp_path: Path, env: dict[str, str], leve
     is in a C++ static library; each unit compiled by its own drop-in driver."""
     project = copy_project(tmp_path / "mixed", HERE / "mixed")
     run(["make", "CC=irgrad-cc", "CXX=irgrad-c++", "FC=irgrad-fortran", f"OPT={level}"],
+        project, env)
+    run_program(project / "prog")
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O2"])
+def test_units_register_rules_under_one_name(tmp_path: Path, env: dict[str, str],
+                                             level: str) -> None:
+    """Two units each register a gradient of their own static ``soft_clip`` under the
+    same global name (``__enzyme_register_gradient_soft_clip``): the link keeps both
+    registrations (each for its unit's function, both counted as run) instead of failing
+    on a symbol defined twice."""
+    project = copy_project(tmp_path / "unit_rules", HERE / "unit_rules")
+    for name in ("smooth", "fidelity", "main"):
+        run(["irgrad-cc", level, "-c", f"{name}.c"], project, env)
+    run(["irgrad-cc", level, "smooth.o", "fidelity.o", "main.o", "-lm", "-o", "prog"],
         project, env)
     run_program(project / "prog")
 

@@ -109,10 +109,33 @@ def compile_source(
     return parse_llvm(data, name)
 
 
+# Enzyme's registrations are per translation unit (Enzyme reads them before LTO links
+# the units): two units may each register a static function under the same name
+_REGISTRATION_PREFIXES = ("__enzyme_register_", "__enzyme_inactivefn",
+                          "__enzyme_inactivenoblockfn", "__enzyme_inactive_global",
+                          "__enzyme_function_like", "__enzyme_allocation_like")
+
+
+def _distinct_registrations(modules: Sequence[llvm.ModuleRef]) -> None:
+    """Rename a registration a unit defines under a name an earlier unit defined too
+    (``__enzyme_register_derivative_f.1``): each still names its own unit's functions."""
+    seen: set[str] = set()
+    for k, m in enumerate(modules):
+        for gv in m.global_variables:
+            name = gv.name
+            if not name.startswith(_REGISTRATION_PREFIXES) or gv.is_declaration:
+                continue
+            if name in seen:
+                gv.name = f"{name}.unit{k}"
+            seen.add(name)
+
+
 def link_modules(modules: Sequence[llvm.ModuleRef], filename: str = "<linked>") -> llvm.ModuleRef:
-    """Link verified modules into the first one (the others are consumed)."""
+    """Link verified modules into the first one (the others are consumed). Each
+    module's registrations stay its own: linked, they keep their names up to a suffix."""
     if not modules:
         raise UsageError("no input modules to link")
+    _distinct_registrations(modules)
     dest = modules[0]
     for other in modules[1:]:
         try:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from irgrad import ir
 from irgrad.ad.api.custom_signatures import check_forward, check_gradient, check_split_forward
-from irgrad.ad.core.custom_derivatives import CustomDerivatives
+from irgrad.ad.core.custom_derivatives import CustomDerivatives, CustomForward, CustomGradient
 from irgrad.ad.core.diagnostics import (
     annotation_location,
     function_location,
@@ -212,6 +212,8 @@ def _gradient(r: _Reader, reg: Registrations) -> None:
     fn, aug, rev = (r.function(e, role) for e, role in zip(
         r.elements(3, 3, shape), ("function", "augmented forward pass", "reverse pass"),
         strict=True))
+    if _same(reg.custom.gradients.get(fn), aug, rev):
+        return  # the same registration in two linked units
     _unique(r, reg.custom.gradients, fn)
     reg.custom.gradients[fn] = check_gradient(fn, aug, rev, r.gv.name, r.fail)
     for f in (fn, aug, rev):
@@ -221,6 +223,8 @@ def _gradient(r: _Reader, reg: Registrations) -> None:
 def _derivative(r: _Reader, reg: Registrations) -> None:
     fn, fwd = (r.function(e, role) for e, role in zip(
         r.elements(2, 2, "{fn, forward}"), ("function", "forward derivative"), strict=True))
+    if _same(reg.custom.forwards.get(fn), None, fwd):
+        return
     _unique(r, reg.custom.forwards, fn)
     reg.custom.forwards[fn] = check_forward(fn, fwd, r.gv.name, r.fail)
     for f in (fn, fwd):
@@ -232,10 +236,22 @@ def _split_derivative(r: _Reader, reg: Registrations) -> None:
     fn, aug, fwd = (r.function(e, role) for e, role in zip(
         r.elements(3, 3, shape), ("function", "augmented forward pass", "forward derivative"),
         strict=True))
+    if _same(reg.custom.forwards.get(fn), aug, fwd):
+        return
     _unique(r, reg.custom.forwards, fn)
     reg.custom.forwards[fn] = check_split_forward(fn, aug, fwd, r.gv.name, r.fail)
     for f in (fn, aug, fwd):
         reg.keep(f)
+
+
+def _same(other: object, first: ir.Function | None, last: ir.Function) -> bool:
+    """``other`` (a registration read before) names the same derivative functions."""
+    if isinstance(other, CustomGradient):
+        return other.augmented.function is first and other.reverse.function is last
+    if isinstance(other, CustomForward):
+        aug = other.augmented.function if other.augmented is not None else None
+        return aug is first and other.forward.function is last
+    return False
 
 
 def _unique(r: _Reader, table: dict[ir.Function, object], fn: ir.Function) -> None:
