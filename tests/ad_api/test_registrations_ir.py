@@ -15,6 +15,7 @@ _FUNCTIONS = """
 define double @sq(double %x, i32 %n) { ret double %x }
 define { ptr, double } @sq_aug(double %x, i32 %n, i32 %n2) { ret { ptr, double } zeroinitializer }
 define double @sq_rev(double %x, i32 %n, i32 %n2, double %d, ptr %t) { ret double %d }
+define double @sq_rev2(double %x, i32 %n, i32 %n2, double %d, ptr %t) { ret double %x }
 define { double, double } @sq_fwd(double %x, double %dx, i32 %n) { ret { double, double } zeroinitializer }
 define ptr @take(ptr %pool, i64 %bytes) { ret ptr null }
 declare void @give(ptr, ptr)
@@ -69,12 +70,22 @@ def test_every_kind_is_read() -> None:
     ("@__enzyme_shadow_global_table = global [2 x ptr] [ptr @table, ptr @table]",
      "irgrad does not know this Enzyme registration"),
     ("@__enzyme_register_gradient_a = global [3 x ptr] [ptr @sq, ptr @sq_aug, ptr @sq_rev]\n"
-     "@__enzyme_register_gradient_b = global [3 x ptr] [ptr @sq, ptr @sq_aug, ptr @sq_rev]",
+     "@__enzyme_register_gradient_b = global [3 x ptr] [ptr @sq, ptr @sq_aug, ptr @sq_rev2]",
      "sq already has a custom derivative for this mode (__enzyme_register_gradient_a)"),
 ])
 def test_malformed(text: str, message: str) -> None:
     with pytest.raises(DifferentiationError, match=message.replace("(", r"\(").replace(")", r"\)")):
         _read(text)
+
+
+def test_the_same_registration_twice_is_read_once() -> None:
+    """Two units that registered the same functions (linked: the second renamed)."""
+    reg = _read("""
+@__enzyme_register_gradient_sq = global [3 x ptr] [ptr @sq, ptr @sq_aug, ptr @sq_rev]
+@__enzyme_register_gradient_sq.unit1 = global [3 x ptr] [ptr @sq, ptr @sq_aug, ptr @sq_rev]
+""")
+    (grad,) = reg.custom.gradients.values()  # type: ignore[attr-defined]
+    assert grad.reverse.function.name == "sq_rev"
 
 
 def test_unsupported_annotation_is_located() -> None:
