@@ -64,6 +64,11 @@ int main() {
   const float one = 1;
   check("forward reference", enzyme::get<0>(enzyme::autodiff<enzyme::Forward>(
                                  square_ref, enzyme::Duplicated<const float&>{x, one})), 20);
+  // the constructor forms Enzyme's own examples write (value, shadow) / (value)
+  check("forward constructed", enzyme::get<0>(enzyme::autodiff<enzyme::Forward>(
+                                   square, enzyme::Duplicated<float>(x, 1.0f))), 20);
+  check("reverse constructed", enzyme::get<0>(enzyme::get<0>(enzyme::autodiff<enzyme::Reverse>(
+                                   square, enzyme::Active<float>(x)))), 20);
 
   // ReverseWithPrimal: tuple<tuple<derivatives...>, value>
   auto r = enzyme::autodiff<enzyme::ReverseWithPrimal>(mix, enzyme::Active{2.0},
