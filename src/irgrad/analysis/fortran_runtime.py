@@ -5,10 +5,11 @@ no derivative, and the I/O and termination calls that never do.
 flang-22 calls its runtime (``libflang_rt``) where Fortran semantics need more than a
 loop: at ``-O0`` for ``sum``, ``product``, ``maxval``, ``dot_product``, ``matmul``,
 ``transpose``, ``reshape``, ``cshift`` of a vector; at every level for ``norm2``,
-``spread``, ``pack`` and ``sum(a, dim=k)``; at every level for ``allocate``/``deallocate`` with ``stat=``, of derived types, and for
-assignment to an allocatable that may (re)allocate it (``_FortranAAssign``), for the
-copy-in/copy-out of a possibly non-contiguous actual argument to an explicit-shape dummy
-and for the default initialization of derived-type objects. Routines that only produce
+``spread``, ``pack`` and ``sum(a, dim=k)``; at every level for ``allocate``/``deallocate``
+with ``stat=``, of derived types, for ``move_alloc`` and for assignment to an allocatable
+that may (re)allocate it (``_FortranAAssign``), for the copy-in/copy-out of a possibly
+non-contiguous actual argument to an explicit-shape dummy and for the default
+initialization of derived-type objects. Routines that only produce
 integers or logicals (``minloc``, ``count``, ``size``) carry no derivative. Each takes
 its arrays as *descriptors* (``flang/ISO_Fortran_binding.h``, ``flang/Runtime/
 descriptor-consts.h``), a ``CFI_cdesc_t``::
@@ -95,6 +96,8 @@ _WRITES: dict[str, tuple[str, ...] | None] = {
     "reshape": ("result",), "spread": ("result",), "sum_dim": ("result",),
     "cshift_vector": ("result",), "pack": ("result",),
     "assign": None, "allocate": ("desc",), "allocate_source": ("desc",),
+    # the block moves from one descriptor to the other (``to``'s old one freed)
+    "move_alloc": ("to", "from"),
     # frees the block (and its components'): anything loaded from them is gone
     "deallocate": None,
     # a contiguous copy of ``var`` in a block ``temp`` gets; back into ``var`` (when given)
@@ -126,6 +129,8 @@ _FIXED: dict[str, tuple[str, tuple[str, ...]]] = {
         "allocate", ("desc", "async", "has_stat", "errmsg", "source", "line", "memcpy")),
     "_FortranAAllocatableAllocateSource": (
         "allocate_source", ("desc", "source_desc", "has_stat", "errmsg", "source", "line")),
+    "_FortranAMoveAlloc": (
+        "move_alloc", ("to", "from", "derived", "has_stat", "errmsg", "source", "line")),
     "_FortranAAllocatableDeallocate": (
         "deallocate", ("desc", "has_stat", "errmsg", "source", "line")),
     "_FortranAAllocatableDeallocatePolymorphic": (

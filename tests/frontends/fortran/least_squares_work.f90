@@ -1,7 +1,8 @@
 ! A least-squares fit with work arrays the classic way: automatic arrays sized by dummy
-! arguments, allocate/deallocate inside the differentiated function, an intent(inout)
-! accumulator, and optional arguments tested with present(). The program checks the
-! gradient against central differences and forward against reverse mode, and prints OK.
+! arguments, allocate/deallocate and move_alloc inside the differentiated function, an
+! intent(inout) accumulator, and optional arguments tested with present(). The program
+! checks the gradient against central differences and forward against reverse mode, and
+! prints OK.
 module least_squares
   use iso_c_binding
   implicit none
@@ -57,8 +58,9 @@ contains
     work(1:n) = x
     work(n+1:) = x**2
     call accumulate(l, work)
+    call move_alloc(r, w)                 ! w's weights freed, w takes the residuals
+    l = l + 0.1_dp * sum(w)
     deallocate(w)
-    deallocate(r)
   end function
 
 end module

@@ -176,6 +176,47 @@ def_fortran(FortranRule("deallocate", no_saves, nothing, nothing,
                         before=_deallocate_before, shadow=_deallocate_shadow))
 
 
+# -- move_alloc(from, to): to's block (freed first) becomes from's, from unallocated -------------
+def _move_before(e: DescriptorEmitter, o: FortranOperands) -> None:
+    if o.active("to"):
+        o.before["old"] = e.shadow_view(o.v["to"], shadow_of(o, "to"))
+        o.before["was"] = e.b.icmp("ne", e.base(o.v["to"]), ir.ConstantPointerNull(ir.ptr))
+    if o.active("from"):
+        o.before["moved"] = e.base(shadow_of(o, "from"))
+
+
+def _move_shadow(e: DescriptorEmitter, o: FortranOperands) -> None:
+    """The shadows move as the primals do: the old shadow block of ``to`` is released (at
+    once in forward mode, after the reverse pass in reverse mode), ``to``'s shadow takes
+    ``from``'s block (a zeroed one when ``from`` has none) and ``from``'s is cleared."""
+    assert o.result is not None
+    b = e.b
+    ok = b.icmp("eq", o.result, ir.ConstantInt(o.result.type, 0))
+    _, join = e.if_then(ok, "move")
+    if o.active("to"):
+        assert o.release is not None
+        _, released = e.if_then(o.before["was"], "move.old")
+        o.release(e, o.before["old"])
+        e.join(released)
+        moved = o.before.get("moved")
+        if moved is None:
+            allocated = b.icmp("ne", e.base(o.v["to"]), ir.ConstantPointerNull(ir.ptr))
+            block = e.new_slot(ir.ptr)
+            b.store(ir.ConstantPointerNull(ir.ptr), block)
+            _, zeroed = e.if_then(allocated, "move.zeros")
+            b.store(e.zeroed_block(o.v["to"]), block)
+            e.join(zeroed)
+            moved = b.load(ir.ptr, block)
+        e.view_into(shadow_of(o, "to"), o.v["to"], moved)
+    if o.active("from"):
+        b.store(ir.ConstantPointerNull(ir.ptr), shadow_of(o, "from"))
+    e.join(join)
+
+
+def_fortran(FortranRule("move_alloc", no_saves, nothing, nothing, before=_move_before,
+                        shadow=_move_shadow))
+
+
 # -- copy-in/copy-out: an assumed-shape array passed to an explicit-shape dummy ----------------
 def _live(o: FortranOperands, role: str) -> bool:
     """An active descriptor argument that is there (``CopyOutAssign``'s ``var`` is null
