@@ -28,6 +28,12 @@ from functools import partial
 from irgrad import ir
 from irgrad.ad.api.entry_calls import call_arguments, call_error, value_text
 from irgrad.ad.api.fixed_point_derivatives import FixedPointLoop, synthesize_fixed_point
+from irgrad.ad.api.loop_constructs import (
+    marker_integer,
+    marker_pointer,
+    marker_value,
+    step_arguments,
+)
 from irgrad.ad.api.markers import ACTIVITY_MARKERS, marker_name, strip_casts
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.rules.emit import coerce_scalar
@@ -66,24 +72,11 @@ def lower_fixed_point_call(ctx: DerivativeContext, call: ir.CallInst) -> None:
     b = ir.IRBuilder(position=call)
     b.debug_loc = call.debug_loc
     parsed = _parse(call, b, args[1:])
+    step_args = step_arguments(call, b, step, parsed.args, ENTRY)
     params = step.function_type.params
-    if not params or not (params[0].is_integer or params[0].is_pointer):
-        raise call_error(call, f"{ENTRY}: the step function {step.name} must take the "
-                         "iteration counter (int64_t, or a pointer to it) first")
-    if len(params) - 1 != len(parsed.args) and not step.function_type.var_arg:
-        raise call_error(call, f"{ENTRY}: {step.name} takes {len(params) - 1} argument(s) "
-                         f"after its counter, the call passes {len(parsed.args)}")
     if not (step.return_type.is_integer):
         raise call_error(call, f"{ENTRY}: the step function {step.name} must return whether "
                          f"to iterate again (an integer), not {step.return_type}")
-    step_args = []
-    for k, v in enumerate(parsed.args):
-        try:
-            step_args.append(coerce_scalar(b, v, params[k + 1]) if k + 1 < len(params) else v)
-        except ValueError:
-            raise call_error(call, f"{ENTRY}: argument {k + 1} after the counter of "
-                             f"{step.name} ({params[k + 1]}) is passed {value_text(v)}"
-                             ) from None
     floats = tuple(_holds_floats(step, ptr, parsed.args) for ptr, _ in parsed.states)
     spec = FixedPointLoop(step, len(parsed.states), len(parsed.regions), params[0].is_pointer,
                           floats)
@@ -106,18 +99,18 @@ def _parse(call: ir.CallInst, b: ir.IRBuilder, rest: list[ir.Value]) -> _Parsed:
             break
         k += 1
         if name in ("enzyme_fp_state", "enzyme_checkpoint_region"):
-            ptr = _pointer(call, rest, k, name)
-            size = _integer(call, b, rest, k + 1, name)
+            ptr = marker_pointer(call, rest, k, name, ENTRY)
+            size = marker_integer(call, b, rest, k + 1, name, ENTRY)
             (out.states if name == "enzyme_fp_state" else out.regions).append((ptr, size))
             k += 2
         elif name == "enzyme_fp_reduction":
             out.reduction = _double(call, b, rest, k, name)
             k += 1
         elif name == "enzyme_fp_max_iters":
-            out.max_iters = _integer(call, b, rest, k, name)
+            out.max_iters = marker_integer(call, b, rest, k, name, ENTRY)
             k += 1
         elif name == "enzyme_fp_control":
-            out.control = _pointer(call, rest, k, name)
+            out.control = marker_pointer(call, rest, k, name, ENTRY)
             k += 1
         elif name in ACTIVITY_MARKERS:
             raise call_error(call, f"{ENTRY} takes no activity markers ({name}): its "
@@ -127,44 +120,15 @@ def _parse(call: ir.CallInst, b: ir.IRBuilder, rest: list[ir.Value]) -> _Parsed:
                              "enzyme_fp_reduction, enzyme_fp_max_iters, enzyme_fp_control, "
                              "enzyme_checkpoint_region)")
     out.args = rest[k:]
-    for v in out.args:
-        name = marker_name(v)
-        if name is not None:
-            raise call_error(call, f"{ENTRY}: the marker {name} must come before the step's "
-                             "arguments")
     if not out.states:
         raise call_error(call, f"{ENTRY} needs at least one 'enzyme_fp_state, pointer, "
                          "bytes': the state each iteration reads and overwrites")
     return out
 
 
-def _value(call: ir.CallInst, rest: list[ir.Value], k: int, after: str) -> ir.Value:
-    if k >= len(rest) or marker_name(rest[k]) is not None:
-        raise call_error(call, f"missing value after {after} in {ENTRY}")
-    return rest[k]
-
-
-def _pointer(call: ir.CallInst, rest: list[ir.Value], k: int, after: str) -> ir.Value:
-    v = _value(call, rest, k, after)
-    if not v.type.is_pointer:
-        raise call_error(call, f"{after} in {ENTRY} takes a pointer, not {value_text(v)}")
-    return v
-
-
-def _integer(call: ir.CallInst, b: ir.IRBuilder, rest: list[ir.Value], k: int,
-             after: str) -> ir.Value:
-    v = _value(call, rest, k, after)
-    if v.type.is_pointer:  # by reference (Fortran)
-        v = b.load(ir.i64, v)
-    if not v.type.is_integer:
-        raise call_error(call, f"{after} in {ENTRY} takes an integer (a byte count or a "
-                         f"number of iterations), not {value_text(v)}")
-    return coerce_scalar(b, v, ir.i64)
-
-
 def _double(call: ir.CallInst, b: ir.IRBuilder, rest: list[ir.Value], k: int,
             after: str) -> ir.Value:
-    v = _value(call, rest, k, after)
+    v = marker_value(call, rest, k, after, ENTRY)
     if v.type.is_pointer:  # by reference (Fortran)
         v = b.load(ir.double, v)
     if not v.type.is_float:

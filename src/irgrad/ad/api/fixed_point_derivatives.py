@@ -38,13 +38,10 @@ from irgrad.ad.api.blas_calls import (
     malloc_buffer,
     new_function,
 )
+from irgrad.ad.api.loop_constructs import counter_value, global_pieces, step_config
 from irgrad.ad.core.config import DerivativeMode, DiffeType, FnConfig
 from irgrad.ad.core.context import DerivativeContext
 from irgrad.ad.core.signatures import augmented_signature, forward_signature, gradient_signature
-from irgrad.analysis.global_activity import reachable_functions
-from irgrad.analysis.known_functions import callee_name
-from irgrad.analysis.layout import alloc_size
-from irgrad.analysis.underlying_objects import underlying_object
 from irgrad.errors import DifferentiationError
 from irgrad.ir.builder import IRBuilder
 
@@ -91,63 +88,10 @@ def synthesize_fixed_point(spec: FixedPointLoop, ctx: DerivativeContext,
 
 
 # -- what a snapshot holds ------------------------------------------------------------------
-def _stored_global(inst: ir.Instruction) -> list[ir.Value]:
-    """The addresses ``inst`` writes through (stores, atomics, memory intrinsics, and the
-    pointer arguments of calls of functions without a body)."""
-    if isinstance(inst, ir.StoreInst):
-        return [inst.pointer]
-    if isinstance(inst, ir.AtomicRMWInst | ir.AtomicCmpXchgInst):
-        return [inst.operands[0]]
-    if isinstance(inst, ir.CallBase):
-        callee = inst.called_function
-        name = callee_name(inst) or ""
-        if name.startswith(("llvm.memset", "llvm.memcpy", "llvm.memmove")):
-            return [inst.args[0]]
-        if callee is not None and callee.is_declaration and not name.startswith("llvm."):
-            return [a for a in inst.args if a.type.is_pointer]
-    return []
-
-
-def _globals_of(addresses: list[ir.Value]) -> list[ir.GlobalVariable]:
-    out = []
-    for a in addresses:
-        base = underlying_object(a)
-        if isinstance(base, ir.GlobalVariable) and not base.is_constant_global and \
-                alloc_size(base.value_type) > 0:
-            out.append(base)
-    return out
-
-
-def snapshot_globals(step: ir.Function) -> list[ir.GlobalVariable]:
-    """The globals a snapshot of the step's state holds: those the step (or what it
-    calls) writes, and those it reads that any function of the module writes."""
-    module = step.parent
-    assert module is not None
-    reach = reachable_functions([step])
-    written: dict[ir.GlobalVariable, None] = {}
-    read: dict[ir.GlobalVariable, None] = {}
-    for fn in reach:
-        for inst in fn.instructions():
-            for g in _globals_of(_stored_global(inst)):
-                written[g] = None
-            if isinstance(inst, ir.LoadInst):
-                for g in _globals_of([inst.pointer]):
-                    read[g] = None
-    elsewhere: set[ir.GlobalVariable] = set()
-    for fn in module.functions:
-        if fn in reach or fn.is_declaration:
-            continue
-        for inst in fn.instructions():
-            elsewhere.update(_globals_of(_stored_global(inst)))
-    return [*written, *(g for g in read if g in elsewhere and g not in written)]
-
-
 def _pieces(spec: FixedPointLoop, primals: list[ir.Value]) -> list[tuple[ir.Value, ir.Value]]:
     """(pointer, bytes) of everything a snapshot holds, in the function being built."""
     out = [(primals[2 * k], primals[2 * k + 1]) for k in range(spec.states + spec.regions)]
-    for g in snapshot_globals(spec.step):
-        out.append((g, ir.ConstantInt(ir.i64, alloc_size(g.value_type))))
-    return out
+    return [*out, *global_pieces(spec.step)]
 
 
 def _total(b: IRBuilder, pieces: list[tuple[ir.Value, ir.Value]]) -> ir.Value:
@@ -291,23 +235,13 @@ def _iterate(b: IRBuilder, fn: ir.Function, lim: _Limits,
 
 # -- the step's derivative --------------------------------------------------------------------
 def _step_config(spec: FixedPointLoop, config: FnConfig, mode: DerivativeMode) -> FnConfig:
-    args = config.arg_types[spec.first_argument:]
-    arg_types = (DiffeType.CONST, *(DiffeType.DUP if a is DiffeType.DUP_NONEED else a
-                                     for a in args))
-    return FnConfig(spec.step, mode, arg_types, DiffeType.CONST)
+    return step_config(spec.step, config.arg_types[spec.first_argument:], mode)
 
 
 def _step_arguments(b: IRBuilder, spec: FixedPointLoop, config: FnConfig, fn: ir.Function,
                     primals: list[ir.Value], shadows: list[list[ir.Value]],
                     counter: ir.Value) -> list[ir.Value]:
-    if spec.counter_by_reference:
-        slot = entry_slot(b, fn, ir.i64)
-        b.store(counter, slot)
-        first: ir.Value = slot
-    else:
-        param = spec.step.function_type.params[0]
-        first = counter if param == ir.i64 else b.trunc(counter, param)
-    values = [first]
+    values = [counter_value(b, fn, spec.step, counter)]
     for k in range(spec.first_argument, len(primals)):
         values.append(primals[k])
         if config.arg_types[k] in SHADOWED:
@@ -454,4 +388,4 @@ def _forward(ctx: DerivativeContext, spec: FixedPointLoop, config: FnConfig) -> 
     return fwd
 
 
-__all__ = ["FixedPointLoop", "snapshot_globals", "synthesize_fixed_point"]
+__all__ = ["FixedPointLoop", "synthesize_fixed_point"]

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from irgrad import ir
 from irgrad.ad.api.batch import lower_batch_call
 from irgrad.ad.api.blas_derivatives import synthesize_blas
+from irgrad.ad.api.checkpoint_loop import lower_checkpoint_call
 from irgrad.ad.api.entry_calls import SPLIT_MODES, ParsedCall, call_error, parse_call
 from irgrad.ad.api.fixed_point import lower_fixed_point_call
 from irgrad.ad.api.fortran_derivatives import synthesize_fortran
@@ -132,9 +133,6 @@ _NOT_SUPPORTED = {
     EntryKind.SET_FIXED_POINT: "__enzyme_set_fixed_point (a fixed-point loop marked from "
     "inside) is not supported: pass one iteration as a step function to "
     "__enzyme_fixed_point(step, enzyme_fp_state, z, bytes, ..., args...)",
-    **{k: f"{k.prefix} (checkpointed time loops, enzyme/checkpoint.h) is not supported: "
-       "irgrad keeps the tape of every step; call the step in a plain loop"
-       for k in (EntryKind.CHECKPOINT_FOR, EntryKind.CHECKPOINT_WHILE)},
 }
 
 
@@ -165,6 +163,9 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase,
         return
     if kind is EntryKind.FIXED_POINT:
         lower_fixed_point_call(ctx, call)
+        return
+    if kind in (EntryKind.CHECKPOINT_FOR, EntryKind.CHECKPOINT_WHILE):
+        lower_checkpoint_call(ctx, call, entry)
         return
     mode = kind.mode
     parsed = parse_call(call, mode, ctx.module, kind, ctx.has_derivative_without_body)
