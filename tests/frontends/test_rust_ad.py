@@ -27,8 +27,9 @@ differences; forward against reverse where it asks for both) and prints OK:
   dangling pointer is then the alignment argument);
 * ``rust/fallible_stats.rs``: a ``Result<f64, StatError>`` whose variants hold a
   ``String`` or an index in the slot where ``Ok`` holds the float (at -O2 one integer
-  merges a fresh block's address, an index and a string's pointer), ``eprintln!``, and the
-  failing inputs differentiated too.
+  merges a fresh block's address, an index and a string's pointer), ``eprintln!``, the
+  failing inputs differentiated too, and ``sort_unstable_by`` (its quicksort is called
+  with a null ``ancestor_pivot`` and recurses with a pointer into the slice).
 
 One test is one compilation (pytest-xdist spreads them); panics and bounds checks are on
 every path (inactive: they never return).

@@ -126,6 +126,14 @@ def shadow_used(gu: GradientUtils, value: ir.Value, *, calls_use: bool = False) 
     return False
 
 
+def _merged_in_callee(fn: ir.Function, k: int) -> bool:
+    """Is pointer parameter ``k`` of ``fn`` merged with other pointers (a phi or a
+    select), where a shadow may be needed for it?"""
+    if fn.is_declaration or k >= len(fn.args):
+        return False
+    return any(isinstance(u, ir.PHINode | ir.SelectInst) for u in fn.args[k].users)
+
+
 def call_config(gu: GradientUtils, fn: ir.Function, args: tuple[ir.Value, ...],
                 call: ir.CallBase, mode: DerivativeMode,
                 fixed: dict[int, DiffeType] | None = None) -> FnConfig:
@@ -144,6 +152,11 @@ def call_config(gu: GradientUtils, fn: ir.Function, args: tuple[ir.Value, ...],
             arg_types.append(DiffeType.DUP)
         elif has_float(a.type) and gu.is_varied(a) and not a.type.is_pointer:
             arg_types.append(DiffeType.OUT)
+        elif isinstance(a, ir.ConstantPointerNull) and _merged_in_callee(fn, k):
+            # null for a pointer the callee merges with others (Rust's quicksort gets
+            # `ancestor_pivot: Option<&T>` = None, then recurses with a pivot in the
+            # slice): its shadow, null, goes along
+            arg_types.append(DiffeType.DUP)
         elif gu.is_varied(a) and not holds_pointers(a.type):  # a float's bits as an integer
             raise gu.error(f"No derivative found for {value_ref(fn)}: an active "
                            "floating-point value is passed to it as an integer (not "
