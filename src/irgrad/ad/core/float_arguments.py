@@ -1,13 +1,15 @@
-"""Floating-point values clang passes to an outlined OpenMP region as integers.
+"""Floating-point values passed to a function as the bits of an integer.
 
-A ``firstprivate`` (or otherwise captured by value) ``double`` reaches the outlined
-function through ``__kmpc_fork_call``'s integer slots: the parent stores it and reloads the
-bits as ``i64`` (at -O1 and above, ``bitcast double %x to i64``), and the region stores the
-``i64`` and reloads it as ``double``. Once the fork is a direct call
-(:mod:`irgrad.ad.core.openmp_serial`), the AD engine would see an active value passed as
-an integer. In the private copy, such a call passes the value itself to a copy of the
-region whose parameter has the floating-point type; the copy's uses of the integer bits
-(a bitcast back, a store into its own slot) use the value directly.
+Code reinterprets a ``double`` as a 64-bit integer and hands the integer to a callee that
+turns it back (``memcpy(&bits, &x, 8)``; a union; clang's own ``firstprivate`` capture,
+which reaches an outlined OpenMP region through ``__kmpc_fork_call``'s integer slots). The
+AD engine would see an active value passed as an integer. In the private copy it
+differentiates (:mod:`irgrad.ad.core.private_copy`), such a call passes the value itself to
+a copy of the callee whose parameter has the floating-point type; the copy's uses of the
+integer bits (a bitcast back, a store into a slot it later reads as a float) use the value
+directly. The integer argument is recognized as ``bitcast <float> to <int>`` (-O1 and
+above) or, at -O0, as a load from a local slot that only floats of its width are stored
+into.
 """
 
 from __future__ import annotations
@@ -84,4 +86,43 @@ def _use_float(cast: ir.Instruction, value: ir.Value) -> None:
         cast.erase_from_parent()
 
 
-__all__ = ["pass_floats_as_floats"]
+def has_float_bits_calls(fn: ir.Function) -> bool:
+    """Whether ``fn`` calls a function it defines with the bits of a float as an integer
+    argument (a bitcast; the -O0 form is rare enough to leave to the OpenMP forks)."""
+    if fn.is_declaration:
+        return False
+    return any(isinstance(i, ir.CallInst) and _defined_callee(i) is not None and any(
+        isinstance(a, ir.CastInst) and a.opcode == "bitcast" and a.value.type.is_float
+        and a.type.is_integer for a in i.args) for i in fn.instructions())
+
+
+def _defined_callee(call: ir.CallInst) -> ir.Function | None:
+    callee = call.called_function
+    if callee is None or callee.is_declaration or callee.function_type.var_arg or \
+            len(callee.args) != len(call.args):
+        return None
+    return callee
+
+
+def pass_float_bits_as_floats(fn: ir.Function) -> None:
+    """In ``fn`` (a private copy), calls of defined functions with float bits as integer
+    arguments call copies that take the floats (see the module docstring)."""
+    for inst in list(fn.instructions()):
+        if not isinstance(inst, ir.CallInst) or (callee := _defined_callee(inst)) is None:
+            continue
+        given = list(inst.args)
+        target, args = pass_floats_as_floats(callee, given)
+        if target is callee:
+            continue
+        b = ir.IRBuilder(position=inst)
+        b.debug_loc = inst.debug_loc
+        new = b.call(target, args)
+        inst.replace_all_uses_with(new)
+        inst.erase_from_parent()
+        for g, a in zip(given, args, strict=True):
+            if g is not a and isinstance(g, ir.Instruction) and g.parent is not None \
+                    and not g.users:
+                g.erase_from_parent()
+
+
+__all__ = ["has_float_bits_calls", "pass_float_bits_as_floats", "pass_floats_as_floats"]

@@ -11,7 +11,7 @@ plain serial code:
 
 - the fork becomes a direct call of the outlined function with this thread's id and a
   bound id 0 (values captured by copy go as what they are,
-  :mod:`irgrad.ad.core.openmp_arguments`);
+  :mod:`irgrad.ad.core.float_arguments`);
 - the static schedule gives the one thread every iteration in one chunk: the bounds stay,
   the last-iteration flag is set and the stride spans the whole range (what LLVM's
   runtime does in a serialized team);
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from irgrad import ir
 from irgrad.ad.core.diagnostics import source_location_of
+from irgrad.ad.core.float_arguments import pass_floats_as_floats
 from irgrad.ad.core.invoke import remove_unreachable_blocks
-from irgrad.ad.core.openmp_arguments import pass_floats_as_floats
 from irgrad.analysis.known_functions import callee_name
 from irgrad.errors import DifferentiationError
 

@@ -6,7 +6,9 @@ function, when the user's function has something only a derivative should see ot
 - OpenMP runtime calls take their one-thread meaning (:mod:`.openmp_serial`);
 - compare-and-exchange loops on a float's bits become the memory operations they perform
   (:mod:`.float_atomics`);
-- empty inline-assembly barriers go (:mod:`.barrier_asm`).
+- empty inline-assembly barriers go (:mod:`.barrier_asm`);
+- a float passed to a callee as the bits of an integer is passed as the float, to a copy
+  of the callee that takes it so (:mod:`.float_arguments`).
 
 The user's function keeps all of it: exceptions, parallel regions, atomics, barriers.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 from irgrad import ir
 from irgrad.ad.core.barrier_asm import has_barrier_asm, remove_barrier_asm
 from irgrad.ad.core.devirtualize import devirtualize, has_resolvable_calls
+from irgrad.ad.core.float_arguments import has_float_bits_calls, pass_float_bits_as_floats
 from irgrad.ad.core.float_atomics import has_float_exchanges, lower_float_exchanges
 from irgrad.ad.core.invoke import has_exception_code, nounwind_copy
 from irgrad.ad.core.openmp_serial import (
@@ -25,7 +28,7 @@ from irgrad.ad.core.openmp_serial import (
 )
 
 _NEEDS_COPY = (has_exception_code, has_resolvable_calls, has_parallel_regions,
-               has_float_exchanges, has_barrier_asm)
+               has_float_exchanges, has_barrier_asm, has_float_bits_calls)
 
 
 def private_copy(fn: ir.Function) -> ir.Function | None:
@@ -39,6 +42,7 @@ def private_copy(fn: ir.Function) -> ir.Function | None:
     serialize_parallel_regions(copy)
     lower_float_exchanges(copy)
     remove_barrier_asm(copy)
+    pass_float_bits_as_floats(copy)
     return copy
 
 
