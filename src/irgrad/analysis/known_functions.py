@@ -302,9 +302,9 @@ CXX_INACTIVE_PREFIXES = (
     # std::allocator<char> (a std::string's allocator: constructed and destroyed around
     # string temporaries, its memory holds characters only)
     "_ZNSaIcE", "_ZNKSaIcE", "_ZNSt15__new_allocatorIcE", "_ZNKSt15__new_allocatorIcE",
-    # unordered containers' bucket arithmetic (_M_need_rehash, _M_next_bkt: integers from
-    # the rehash policy's load factor, defined only in libstdc++.so)
-    "_ZNKSt8__detail20_Prime_rehash_policy",
+    # unordered containers' bucket arithmetic (_M_need_rehash, _M_next_bkt) and std::hash
+    # of strings: integers from a load factor or from bytes, defined only in libstdc++.so
+    "_ZNKSt8__detail20_Prime_rehash_policy", "_ZSt11_Hash_bytes", "_ZSt15_Fnv_hash_bytes",
     # locales and facets (num_put formats a double)
     "_ZNSt6locale", "_ZNKSt6locale", "_ZSt9use_facet", "_ZSt9has_facet", "_ZNKSt5ctype",
     "_ZNSt5ctype", "_ZNKSt7num_put", "_ZNKSt7num_get", "_ZNKSt8numpunct", "_ZNSt8numpunct",
