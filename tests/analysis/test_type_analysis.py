@@ -210,3 +210,51 @@ def test_pointer_recurrences_and_recursive_structures_terminate() -> None:
     assert lst.at((-1, 8)) == POINTER and lst.at((-1, 8, 0)) == DOUBLE
     assert lst.at((-1, 0)) == DOUBLE
     assert max(len(p) for p, _ in lst.items()) <= 4
+
+
+# std::move_backward over std::pair<double, int> records (16 bytes), as clang -O0 writes it
+# once inlined: the cursors step back a record at a time and each int is read and written
+# 8 bytes below them, at the end of the previous record
+MOVE_BACKWARD = """
+define void @f(ptr %first, ptr %last, ptr %result, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %k = phi i64 [ %n, %entry ], [ %k.next, %loop ]
+  %dst = phi ptr [ %result, %entry ], [ %dst.next, %loop ]
+  %src = phi ptr [ %last, %entry ], [ %src.next, %loop ]
+  %src.next = getelementptr inbounds i8, ptr %src, i64 -16
+  %dst.next = getelementptr inbounds i8, ptr %dst, i64 -16
+  %v = load double, ptr %src.next, align 8
+  store double %v, ptr %dst.next, align 8
+  %src.int = getelementptr inbounds i8, ptr %src, i64 -8
+  %i = load i32, ptr %src.int, align 4
+  %dst.int = getelementptr inbounds i8, ptr %dst, i64 -8
+  store i32 %i, ptr %dst.int, align 4
+  %k.next = add nsw i64 %k, -1
+  %more = icmp sgt i64 %k.next, 0
+  br i1 %more, label %loop, label %exit
+exit:
+  %before = getelementptr inbounds i8, ptr %first, i64 -8
+  ret void
+}
+"""
+
+
+def test_negative_offsets_from_a_pointer_walking_records() -> None:
+    m = parse(MOVE_BACKWARD)
+    fn = m.get_function("f")
+    assert fn is not None
+    record = tree("{[-1]:Pointer, [-1,0]:Float@double, [-1,8]:Integer}")
+    res = TypeAnalysis(m).analyze(fn, [record, record, tree("{[-1]:Pointer}"),
+                                       tree("{[-1]:Integer}")])
+    # `src - 8` where src steps back 16 bytes at a time: the previous record's int ...
+    assert res.query(inst(fn, "i")).scalar_type() == INTEGER
+    # ... and the records of the array written through `dst` have the same layout
+    assert res.query(fn.args[2]).at((-1, 8)) == INTEGER
+    assert res.query(fn.args[2]).at((-1, 0)) == DOUBLE
+    # a constant negative offset from a pointer that walks nothing keeps only what lies
+    # at and after the pointer: nothing is known about the bytes before it
+    before = res.query(inst(fn, "before"))
+    assert before.at((-1, 8)) == DOUBLE and before.at((-1, 16)) == INTEGER
+    assert before.at((-1, 0)) == UNKNOWN

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from irgrad.analysis.blas import is_blas_function, pointer_element
+from irgrad.analysis.blas import is_blas_function
 from irgrad.analysis.fortran_descriptors import descriptor_trees
 from irgrad.analysis.known_functions import (
     allocator,
@@ -27,6 +27,7 @@ from irgrad.analysis.layout import aggregate_offset, alloc_size
 from irgrad.analysis.named_objects import NamedObjects
 from irgrad.analysis.overflow_intrinsics import is_overflow_intrinsic, overflow_result_tree
 from irgrad.analysis.tbaa import module_tbaa
+from irgrad.analysis.type_library_calls import HINT_TYPES, visit_blas_call, visit_type_hint
 from irgrad.analysis.type_offsets import (
     SlotMap,
     any_offset,
@@ -37,7 +38,9 @@ from irgrad.analysis.type_offsets import (
     linear_offset,
     minus_one_only,
     periodic,
+    rotated,
     struct_field_offset,
+    walk_step,
 )
 from irgrad.analysis.type_results import (
     CopiedContents,
@@ -52,8 +55,6 @@ from irgrad.analysis.type_results import (
     seed_tree,
 )
 from irgrad.analysis.type_tree import (
-    DOUBLE,
-    FLOAT,
     INTEGER,
     POINTER,
     ConcreteType,
@@ -371,10 +372,14 @@ class _FunctionTypeAnalysis:
             return
         src_mem = self.pointee(inst.pointer)
         dst_mem = self.pointee(inst)
-        if not variable:
-            if off >= 0:
-                self.update_pointee(inst, src_mem.shift(off))
-                self.update_pointee(inst.pointer, dst_mem.shift(0, -1, off))
+        if not variable:  # `p + off`; `p - 8` keeps what lies at and after p
+            ahead, back = max(off, 0), max(-off, 0)
+            self.update_pointee(inst, src_mem.shift(ahead, -1, back))
+            self.update_pointee(inst.pointer, dst_mem.shift(back, -1, ahead))
+            step = off < 0 and walk_step(inst.pointer, self._recurrence, self._slots)
+            if step:  # p walks records of `step` bytes: `p - 8` ends the previous one
+                self.update_pointee(inst, rotated(src_mem, back, step))
+                self.update_pointee(inst.pointer, rotated(dst_mem, off, step))
             return
         elem = inst.source_type
         if alloc_size(elem) == 1:
@@ -461,9 +466,9 @@ class _FunctionTypeAnalysis:
             return
         if is_free(name):
             return
-        hint = _HINT_TYPES.get(enzyme_hint(name) or "")
+        hint = HINT_TYPES.get(enzyme_hint(name) or "")
         if hint is not None and args and args[0].type.is_pointer:
-            self.visit_type_hint(args, *hint)
+            visit_type_hint(self, args, *hint)
             return
         if _MEMCPY_RE.match(name) and len(args) >= 3:
             dst, src, n = args[0], args[1], args[2]
@@ -485,7 +490,7 @@ class _FunctionTypeAnalysis:
                 self.set_scalar(a, INTEGER)
             return
         if fn is not None and fn.is_declaration and is_blas_function(name):
-            self.visit_blas_call(call)
+            visit_blas_call(self, call)
             return
         if fn is not None and fn.is_declaration and (descriptors := descriptor_trees(call)):
             for a, tree in descriptors:  # flang's runtime: what its descriptors hold
@@ -506,42 +511,6 @@ class _FunctionTypeAnalysis:
                 self.update(call, res.return_tree)
             for a, t in zip(args, res.arg_trees, strict=True):
                 self.update(a, t)
-
-
-    def visit_blas_call(self, call: CallBase) -> None:
-        """A BLAS/LAPACK routine: its arrays and by-reference scalars hold its element
-        type, its sizes and flags are integers (:func:`irgrad.analysis.blas.pointer_element`)."""
-        for k, a in enumerate(call.args):
-            what = pointer_element(call, k)
-            if what is None:
-                if a.type.is_integer:
-                    self.set_scalar(a, INTEGER)
-                continue
-            ct = {"double": DOUBLE, "float": FLOAT}.get(what, INTEGER)
-            if not a.type.is_pointer:
-                if ct is INTEGER:
-                    self.set_scalar(a, INTEGER)
-                continue
-            self.set_scalar(a, POINTER)
-            self.update_pointee(a, TypeTree({(-1,): ct}))
-
-    def visit_type_hint(self, args: list[Value], ct: ConcreteType, size: int) -> None:
-        """``__enzyme_double(p, bytes)`` and friends: what the memory at ``p`` holds."""
-        count = args[1] if len(args) > 1 else None
-        total = count.unsigned_value if isinstance(count, ConstantInt) else size
-        mem = TypeTree()
-        for offset in range(0, max(total, size), size):
-            mem.insert((offset,), ct)
-        self.set_scalar(args[0], POINTER)
-        self.update_pointee(args[0], mem)
-
-
-_HINT_TYPES = {
-    "__enzyme_double": (DOUBLE, 8),
-    "__enzyme_float": (FLOAT, 4),
-    "__enzyme_integer": (INTEGER, 1),
-    "__enzyme_pointer": (POINTER, 8),
-}
 
 
 def _trim(t: TypeTree) -> TypeTree:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from irgrad.analysis.function_pointers import gep_constant_offset
 from irgrad.analysis.layout import alloc_size, struct_offsets
 from irgrad.analysis.type_tree import MAX_OFFSET, TypeTree
 from irgrad.ir.constants import ConstantInt
@@ -141,6 +142,32 @@ def inner_array_index(gep: GetElementPtrInst) -> tuple[int, int, int] | None:
     return found
 
 
+def rotated(mem: TypeTree, by: int, stride: int) -> TypeTree:
+    """The first ``stride`` bytes of ``mem`` (one record of an array of ``stride``-byte
+    records) seen ``by`` bytes further on: offset ``o`` becomes ``(o + by) mod stride``,
+    the bytes of the neighbouring record that the shift brings into view."""
+    out = TypeTree()
+    for p, ct in sorted(mem.mapping.items()):
+        if p[0] == -1:
+            out.insert(p, ct)
+        elif p[0] < stride:
+            out.insert(((p[0] + by) % stride, *p[1:]), ct)
+    return out
+
+
+def walk_step(p: Value, cache: dict[Instruction, bool], slots: list[SlotMap]) -> int | None:
+    """The record size of the array that pointer ``p`` walks: ``p`` is (a phi of) ``q + c``
+    with ``q`` flowing back from ``p`` (``--last`` in ``std::move_backward``); None when
+    ``p`` walks nothing."""
+    candidates = [p, *(x for x, _ in p.incoming)] if isinstance(p, PHINode) else [p]
+    for c in candidates:
+        if isinstance(c, GetElementPtrInst):
+            off = gep_constant_offset(c.source_type, list(c.indices))
+            if off and is_pointer_recurrence(c, cache, slots):
+                return abs(off)
+    return None
+
+
 def any_offset(mem: TypeTree) -> TypeTree:
     """Every first-level offset becomes ``-1``."""
     out = TypeTree()
@@ -228,5 +255,6 @@ def _pointer_slots(inst: Instruction) -> SlotMap:
     return out
 
 
-__all__ = ["any_offset", "array_elements", "array_of_records", "inner_array_index", "is_pointer_recurrence", "linear_offset", "minus_one_only", "periodic", "struct_field_offset",
-           "uniform_record"]
+__all__ = ["any_offset", "array_elements", "array_of_records", "inner_array_index",
+           "is_pointer_recurrence", "linear_offset", "minus_one_only", "periodic", "rotated",
+           "struct_field_offset", "uniform_record", "walk_step"]
