@@ -29,7 +29,10 @@ gradient against central differences and forward against reverse mode, and print
   variables (a trampoline at every level, which :mod:`irgrad.llvm.trampolines` turns into
   direct calls);
 * ``elemental_kernels.f90``: ``elemental`` and ``pure`` procedures, ``do concurrent``,
-  ``forall`` and the intrinsic math (``atan2``, ``hypot``, ``sign``, real powers);
+  ``forall`` and the intrinsic math (``atan2``, ``hypot``, ``sign``, real powers,
+  ``mod``/``modulo`` of reals through ``_FortranAModReal8``/``_FortranAModuloReal8``), a
+  ``select case (trim(name))`` (``_FortranATrim``, a character comparison at -O0: no
+  derivatives);
 * ``least_squares_work.f90``: automatic arrays, ``allocate``/``deallocate`` inside the
   function, ``move_alloc`` into an allocated array (``_FortranAMoveAlloc`` at every level:
   the shadow block moves too, the old one is released), an ``intent(inout)`` accumulator
@@ -78,6 +81,7 @@ RUNTIME_AT_EVERY_LEVEL = {
     "array_language.f90": ("_FortranAPack",),
     "rk4_procedure_argument.f90": ("llvm.init.trampoline", "llvm.adjust.trampoline"),
     "least_squares_work.f90": ("_FortranAMoveAlloc",),
+    "elemental_kernels.f90": ("_FortranAModReal8", "_FortranAModuloReal8", "_FortranATrim"),
 }
 HEAP_CHECKS = {**os.environ, "MALLOC_CHECK_": "3", "MALLOC_PERTURB_": "165"}
 

@@ -245,11 +245,12 @@ _INTEGER_VALUE = re.compile(
     r"|IsContiguous(?:UpTo)?|IsAssumedSize|ClassIs|SameTypeAs|ExtendsTypeOf"
     r"|PointerIsAssociated(?:With)?|(?:Ceiling|Floor|Nint|Exponent)\d+_\d+|IsNaN\d+"
     r"|(?:Mod|Modulo)Integer\d+|Selected(?:Char|Int|Logical|Real)Kind(?:Masked)?"
-    r"|(?:LenTrim|Index|Scan|Verify)\d)")
+    r"|(?:LenTrim|Index|Scan|Verify)\d|CharacterCompareScalar\d?)")
 _INTEGER_RESULT = re.compile(
     r"_FortranA(?:(?:Max|Min)loc(?:Character|Dim|(?:Integer|Unsigned|Real)\d+)"
     r"|Findloc(?:Dim)?|I(?:All|Any|Parity)Dim|(?:All|Any|Count|Parity)Dim"
-    r"|(?:Max|Min)valCharacter|Lbound|Ubound|Shape|LenTrim|Index|Scan|Verify)")
+    r"|(?:Max|Min)valCharacter|Lbound|Ubound|Shape|LenTrim|Index|Scan|Verify"
+    r"|Trim|Adjustl|Adjustr)")
 
 
 def is_fortran_integer_result(name: str | None) -> bool:

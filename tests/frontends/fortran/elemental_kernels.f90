@@ -1,7 +1,8 @@
 ! Kernels in modern Fortran style: an elemental function applied to an array, pure
 ! functions and subroutines, do concurrent and forall, and the intrinsic math numerical
 ! codes use (exp, log, sqrt, tanh, atan2, hypot, sign, abs, max/min, ** with integer, real
-! and negative exponents, 10**x). The program checks the gradient against central
+! and negative exponents, 10**x, mod and modulo of reals: flang's runtime at every level),
+! and a select case on a character module variable (a runtime comparison at -O0). The program checks the gradient against central
 ! differences and forward against reverse mode, and prints OK.
 module kernels
   use iso_c_binding
@@ -9,6 +10,7 @@ module kernels
   private
   public :: loss
   integer, parameter :: dp = c_double
+  character(len=16) :: boundary = 'periodic'
 
 contains
 
@@ -48,6 +50,12 @@ contains
       l = l + max(x(i), x(i + 1)) * min(x(i), 0.5d0)
     end do
     l = l + sqrt(x(1)) * log(x(2)) + x(3)**(-2) + 10d0**x(4)
+    select case (trim(boundary))            ! wrapping coordinates: mod and modulo of reals
+    case ('periodic')
+      l = l + sum(modulo(3 * x - 1.7d0, 1.1d0)**2) + mod(5 * x(n), 0.7d0)
+    case default
+      l = l + sum(x)
+    end select
   end function
 
 end module

@@ -18,6 +18,7 @@ from irgrad.ad.rules import (  # noqa: F401  (register the tables)
     fortran,
     fortran_alloc,
     fortran_product,
+    fortran_scalar,
     intrinsics,
     libm,
 )
