@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from irgrad import ir
+from irgrad.analysis.known_functions import is_inactive_function
 from irgrad.analysis.type_tree import TypeTree
 
 
@@ -81,12 +82,15 @@ def dereferenceable(call: ir.CallBase, k: int) -> int | None:
 
 
 def mirrors_library_writes(call: ir.CallBase) -> bool:
-    """``call`` is a call of a library function (declared, not an intrinsic): its writes
-    into an object reach the primal only. (A function of the module registered inactive
-    runs its own stores, which the derivative already mirrors.)"""
+    """``call`` is a call of a library function (declared, not an intrinsic; or a
+    library template the module instantiated, such as ``std::string``'s
+    ``_M_construct<const char*>`` when it is not inlined, which the derivative calls as
+    it is): its writes into an object reach the primal only. (A function of the module
+    registered inactive runs its own stores, which the derivative already mirrors.)"""
     callee = call.called_function
-    return (isinstance(call, ir.CallInst) and callee is not None and callee.is_declaration
-            and not callee.name.startswith("llvm."))
+    return (isinstance(call, ir.CallInst) and callee is not None
+            and not callee.name.startswith("llvm.")
+            and (callee.is_declaration or is_inactive_function(callee.name)))
 
 
 def _at(b: ir.IRBuilder, p: ir.Value, offset: int) -> ir.Value:
