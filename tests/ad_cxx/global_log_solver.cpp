@@ -5,10 +5,13 @@
 // derivative, while the solver's arithmetic beside it does. The objective is the chain's
 // energy at equilibrium plus a load term; its gradient with respect to the spring
 // stiffnesses is checked against central differences in reverse mode (twice: derivatives
-// add up). The log already holds lines, with their own heap buffers, before the first
-// derivative runs, and grows (moving them) inside it. Before, the log was an active
-// global whose buffer the derivative found set by the caller: a run-time stop at -O0,
-// 'Cannot deduce type' at -O1..-O3.
+// add up) and in forward mode (one direction per spring). The log already holds lines,
+// with their own heap buffers, before the first derivative runs, and grows (moving them)
+// inside it. Before, the log was an active global whose buffer the derivative found set by
+// the caller: a run-time stop at -O0, 'Cannot deduce type' at -O1..-O3; then forward mode
+// alone still stopped at -O1..-O3 ('inactive pointer stored into memory that also holds
+// active pointers': the moved strings, which reverse mode already took as their own
+// shadows).
 #include <string>
 #include <vector>
 #include "check.hpp"
@@ -83,6 +86,12 @@ int main() {
   for (int k = 0; k < n; ++k) check("d energy / d stiffness", ds[k], fd[k], 1e-6);
   __enzyme_autodiff((void*)chain_energy, enzyme_dup, s, ds, enzyme_const, n);
   for (int k = 0; k < n; ++k) check("twice d energy / d stiffness", ds[k], 2 * fd[k], 1e-6);
+  for (int k = 0; k < n; ++k) {
+    double dir[n] = {0};
+    dir[k] = 1.0;
+    double t = __enzyme_fwddiff((void*)chain_energy, enzyme_dup, s, dir, enzyme_const, n);
+    check("forward d energy / d stiffness", t, fd[k], 1e-6);
+  }
   // every solve logs its start, 8 iterations and its end
   size_t lines = 1 + (size_t)g_solves * 10;
   if (g_solver_log.size() != lines || g_solver_log[1] != "solve start" ||

@@ -112,6 +112,13 @@ def _frees_memory(fn: ir.Function, memo: dict[ir.Function, bool]) -> bool:
     return found
 
 
+def frees_memory(fn: ir.Function) -> bool:
+    """Does a call of ``fn`` free memory, directly or in a function it calls (a
+    destructor's node walk)? Such a call changes nothing :func:`writes_caller_memory`
+    sees, but a derivative must run it to free the blocks' shadows."""
+    return not fn.is_declaration and _frees_memory(fn, {})
+
+
 def writes_caller_memory(fn: ir.Function,
                          _active: dict[ir.Function, bool] | None = None) -> bool:
     """May a call of ``fn`` write memory its caller can see (anything but ``fn``'s own
@@ -379,5 +386,5 @@ class MemoryWrites:
         return False
 
 
-__all__ = ["MemoryWrites", "is_read_only", "writes_caller_memory", "written_object",
-           "written_tags"]
+__all__ = ["MemoryWrites", "frees_memory", "is_read_only", "writes_caller_memory",
+           "written_object", "written_tags"]

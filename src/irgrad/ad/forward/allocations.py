@@ -24,6 +24,9 @@ def _lane(t: object, k: int) -> object:
 def visit_alloc(fp: ForwardPass, call: ir.CallBase, alloc: Allocator) -> None:
     """malloc/calloc/new/realloc: a shadow allocation of the same size, zeroed."""
     assert isinstance(call, ir.CallInst)
+    if fp.points_into_float_free(call):
+        return  # a block only a global message log reaches (its strings): no shadow, as
+        # in reverse mode (a shadow would be stored nowhere and never freed)
     if call in fp.interleaved:
         fp.tangents[call] = _interleaved_alloc(fp, call, alloc)
         return

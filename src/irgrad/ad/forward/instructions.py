@@ -142,6 +142,21 @@ class ForwardPass:
         o = origin.get(v)
         return o is not None and self.ctx.types(fn).points_to_integers(o)
 
+    def is_own_shadow(self, v: ir.Value) -> bool:
+        """Pointer ``v`` leads to memory no derivative reaches, so it is its own shadow (as
+        under Enzyme's runtime activity), the same decision as reverse mode's: memory
+        inactive library code allocated, a string's characters, or memory reachable only
+        from a global kept inactive because no floating-point value can be there (a
+        message log's strings, :mod:`irgrad.analysis.type_reach`)."""
+        return (from_inactive_library(v) or self.points_to_integers(v)
+                or self.points_into_float_free(v))
+
+    def points_into_float_free(self, v: ir.Value) -> bool:
+        """Pointer ``v`` (of the clone) leads only to memory reachable from a global kept
+        inactive because no floating-point value can be there."""
+        o = self.original[1].get(v, v) if self.original is not None else v
+        return self.globals.points_into_float_free(o)
+
     # -- tangent access ------------------------------------------------------------------
     def tangent(self, v: ir.Value) -> Tangent | None:
         t = self.tangents.get(v)
@@ -183,7 +198,7 @@ class ForwardPass:
                         "it (please report this program)")
                 return self._global_shadow(v, constant=True)
             return v if self.width == 1 else [v] * self.width  # functions and the like
-        if ty.is_pointer and (from_inactive_library(v) or self.points_to_integers(v)):
+        if ty.is_pointer and self.is_own_shadow(v):
             # memory no derivative reaches:
             return v if self.width == 1 else [v] * self.width  # its own shadow
         return zero_tangent(ty, self.width)

@@ -41,7 +41,12 @@ from irgrad.ad.forward.global_arguments import checked_pointer_shadows, global_a
 from irgrad.ad.forward.input_calls import visit_input_call
 from irgrad.ad.forward.interleaved_shadows import INTERLEAVED_KEY, widened
 from irgrad.ad.forward.library_writes import mirror_library_writes
-from irgrad.ad.forward.shadow_copies import copy_shadow, shadow_name, times_width
+from irgrad.ad.forward.shadow_copies import (
+    copy_shadow,
+    holds_own_shadows,
+    shadow_name,
+    times_width,
+)
 from irgrad.ad.forward.tangents import Tangent, tangent_type, zero_tangent
 from irgrad.ad.forward.vector_intrinsics import is_vector_intrinsic, visit_vector_intrinsic
 from irgrad.ad.rules import lookup_call, lookup_intrinsic
@@ -67,13 +72,9 @@ from irgrad.analysis.known_functions import (
     math_function_like,
 )
 from irgrad.analysis.layout import abi_align
-from irgrad.analysis.memory_writes import writes_caller_memory
+from irgrad.analysis.memory_writes import frees_memory, writes_caller_memory
 from irgrad.analysis.release_functions import release_argument
-from irgrad.analysis.underlying_objects import (
-    from_inactive_library,
-    is_null_based,
-    underlying_object,
-)
+from irgrad.analysis.underlying_objects import is_null_based, underlying_object
 from irgrad.errors import DifferentiationError
 from irgrad.ir.printer import value_ref
 
@@ -210,7 +211,7 @@ def visit_store(fp: ForwardPass, inst: ir.StoreInst) -> None:
                 held = table
             elif not isinstance(v, ir.Constant) and not value_targets(v) and (
                 not is_null_based(v)  # null + n: as null, itself
-            ) and not from_inactive_library(v) and not fp.points_to_integers(v) and (
+            ) and not fp.is_own_shadow(v) and (
                 underlying_object(p) not in fp.constant_allocas):
                 raise fp.error(inst, mixed_activity_store_message(v))
             tv = held if fp.width == 1 else [held] * fp.width
@@ -324,8 +325,8 @@ def visit_call(fp: ForwardPass, call: ir.CallBase) -> None:
     if not _has_tangents(fp, call) and not uses_globals and not fresh:
         return
     if (callee is not None and not callee.is_declaration and not call.uses
-            and not writes_caller_memory(callee)):
-        return  # a read-only call whose result is unused: no tangent is needed
+            and not writes_caller_memory(callee) and not frees_memory(callee)):
+        return  # a read-only call whose result is unused (and frees no shadow): no tangent
     if is_shadow_mirrored(name):
         _visit_mirrored(fp, call)
         return
@@ -401,7 +402,9 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     dst_t = fp.tangent(dst)
     if dst_t is None:
         if (is_memory_transfer(name) and fp.tangent(call.args[1]) is not None
-                and memory_global(dst) is not None):
+                and memory_global(dst) is not None and not fp.points_into_float_free(dst)
+                and not fp.points_to_integers(dst)):
+            # (characters copied into a global message log's strings carry nothing)
             raise fp.error(call, unshadowed_memory(dst, "active data copied"))
         return
     if dst in fp.interleaved and name.startswith("llvm.memset."):
@@ -420,6 +423,10 @@ def _visit_mem_intrinsic(fp: ForwardPass, call: ir.CallBase, name: str) -> None:
     if dst in fp.interleaved:  # both sides interleaved (decided together): bytes x N
         copy_shadow(fp, call, {dst: dst_t, src: src_t,  # type: ignore[dict-item]
                          n: times_width(fp, n)})
+        return
+    if src_t is None and holds_own_shadows(src):  # string literals: their own shadows
+        for d in dsts:
+            copy_shadow(fp, call, {dst: d, n: unless_own_shadow(fp.b, d, dst, n)})
         return
     if src_t is None:  # copying constant data: the destination's tangent becomes zero
         for d in dsts:

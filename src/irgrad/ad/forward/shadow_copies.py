@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from irgrad import ir
+from irgrad.analysis.global_activity import global_base
 from irgrad.ir.clone import clone_instruction
 
 if TYPE_CHECKING:
@@ -22,6 +23,29 @@ def copy_shadow(fp: ForwardPass, inst: ir.Instruction, mapping: dict[ir.Value, i
     return new
 
 
+def holds_own_shadows(src: ir.Value) -> bool:
+    """``src`` points into constant data that holds no floating-point value and no
+    function, only integers and pointers to other constant data (a table of string
+    literals, ``const char* names[] = {...}``): a copy of it into shadowed memory gives
+    the shadow the same bytes, as a store of such a constant pointer or of an integer
+    does (a zeroed shadow would hold null where the primal holds a string)."""
+    g = global_base(src)
+    return (g is not None and g.is_constant and g.initializer is not None
+            and _own_shadow_data(g.initializer, 0))
+
+
+def _own_shadow_data(c: ir.Value, depth: int) -> bool:
+    if depth > 8 or isinstance(c, ir.ConstantFP | ir.Function) or c.type.is_fp_or_fp_vector:
+        return False
+    if isinstance(c, ir.ConstantAggregate):
+        return all(_own_shadow_data(e, depth + 1) for e in c.elements)
+    if isinstance(c, ir.GlobalVariable | ir.ConstantExpr):
+        g = global_base(c)
+        return g is not None and g.is_constant
+    return isinstance(c, ir.ConstantInt | ir.ConstantPointerNull | ir.ConstantAggregateZero
+                      | ir.ConstantDataString | ir.UndefValue)
+
+
 def shadow_name(v: ir.Value, prefix: str = "'") -> str | None:
     """The name of ``v``'s shadow: ``'x`` for ``x``."""
     return f"{prefix}{v.name}" if v.name else None
@@ -32,4 +56,4 @@ def times_width(fp: ForwardPass, v: ir.Value) -> ir.Value:
     return fp.b.mul(v, ir.ConstantInt(v.type, fp.width))
 
 
-__all__ = ["copy_shadow", "shadow_name", "times_width"]
+__all__ = ["copy_shadow", "holds_own_shadows", "shadow_name", "times_width"]
