@@ -73,20 +73,29 @@ def lower_fixed_point_call(ctx: DerivativeContext, call: ir.CallInst) -> None:
     b.debug_loc = call.debug_loc
     parsed = _parse(call, b, args[1:])
     step_args = step_arguments(call, b, step, parsed.args, ENTRY)
-    params = step.function_type.params
     if not (step.return_type.is_integer):
         raise call_error(call, f"{ENTRY}: the step function {step.name} must return whether "
                          f"to iterate again (an integer), not {step.return_type}")
-    floats = tuple(_holds_floats(step, ptr, parsed.args) for ptr, _ in parsed.states)
-    spec = FixedPointLoop(step, len(parsed.states), len(parsed.regions), params[0].is_pointer,
-                          floats)
     values: list[ir.Value] = []
     for ptr, size in (*parsed.states, *parsed.regions):
         values += [ptr, size]
     values += [parsed.reduction, parsed.max_iters, parsed.control, *step_args]
-    loop = _loop_function(ctx, spec, [v.type for v in values])
+    loop = make_loop_function(ctx, step, len(parsed.states), len(parsed.regions), values)
     b.call(loop, values)
     call.erase_from_parent()
+
+
+def make_loop_function(ctx: DerivativeContext, step: ir.Function, states: int, regions: int,
+                       values: list[ir.Value], *, adjoint: ir.Function | None = None
+                       ) -> ir.Function:
+    """The loop function of ``step`` for a call with ``values`` (the states' and regions'
+    (pointer, bytes) pairs, reduction, max_iters, control, the step's arguments); the
+    derivatives iterate ``adjoint`` (default: the step itself)."""
+    first = 2 * (states + regions) + 3
+    floats = tuple(_holds_floats(step, values[2 * k], values[first:]) for k in range(states))
+    spec = FixedPointLoop(step, states, regions, step.function_type.params[0].is_pointer,
+                          floats, adjoint)
+    return _loop_function(ctx, spec, [v.type for v in values])
 
 
 def _parse(call: ir.CallInst, b: ir.IRBuilder, rest: list[ir.Value]) -> _Parsed:
@@ -184,4 +193,5 @@ def _loop_function(ctx: DerivativeContext, spec: FixedPointLoop,
     return fn
 
 
-__all__ = ["DEFAULT_MAX_ITERS", "DEFAULT_REDUCTION", "lower_fixed_point_call"]
+__all__ = ["DEFAULT_MAX_ITERS", "DEFAULT_REDUCTION", "lower_fixed_point_call",
+           "make_loop_function"]

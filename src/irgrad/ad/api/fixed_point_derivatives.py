@@ -61,6 +61,13 @@ class FixedPointLoop:
     regions: int
     counter_by_reference: bool
     float_states: tuple[bool, ...]
+    # the step the derivatives iterate, when it differs from the loop's (a loop marked from
+    # inside: the same trip with the header's exit test always going on)
+    adjoint_step: ir.Function | None = None
+
+    @property
+    def differentiated(self) -> ir.Function:
+        return self.adjoint_step if self.adjoint_step is not None else self.step
 
     @property
     def first_argument(self) -> int:
@@ -91,7 +98,7 @@ def synthesize_fixed_point(spec: FixedPointLoop, ctx: DerivativeContext,
 def _pieces(spec: FixedPointLoop, primals: list[ir.Value]) -> list[tuple[ir.Value, ir.Value]]:
     """(pointer, bytes) of everything a snapshot holds, in the function being built."""
     out = [(primals[2 * k], primals[2 * k + 1]) for k in range(spec.states + spec.regions)]
-    return [*out, *global_pieces(spec.step)]
+    return [*out, *global_pieces(spec.differentiated)]
 
 
 def _total(b: IRBuilder, pieces: list[tuple[ir.Value, ir.Value]]) -> ir.Value:
@@ -235,13 +242,13 @@ def _iterate(b: IRBuilder, fn: ir.Function, lim: _Limits,
 
 # -- the step's derivative --------------------------------------------------------------------
 def _step_config(spec: FixedPointLoop, config: FnConfig, mode: DerivativeMode) -> FnConfig:
-    return step_config(spec.step, config.arg_types[spec.first_argument:], mode)
+    return step_config(spec.differentiated, config.arg_types[spec.first_argument:], mode)
 
 
 def _step_arguments(b: IRBuilder, spec: FixedPointLoop, config: FnConfig, fn: ir.Function,
                     primals: list[ir.Value], shadows: list[list[ir.Value]],
                     counter: ir.Value) -> list[ir.Value]:
-    values = [counter_value(b, fn, spec.step, counter)]
+    values = [counter_value(b, fn, spec.differentiated, counter)]
     for k in range(spec.first_argument, len(primals)):
         values.append(primals[k])
         if config.arg_types[k] in SHADOWED:

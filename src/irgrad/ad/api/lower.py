@@ -25,6 +25,7 @@ from irgrad.ad.api.blas_derivatives import synthesize_blas
 from irgrad.ad.api.checkpoint_loop import lower_checkpoint_call
 from irgrad.ad.api.entry_calls import SPLIT_MODES, ParsedCall, call_error, parse_call
 from irgrad.ad.api.fixed_point import lower_fixed_point_call
+from irgrad.ad.api.fixed_point_marked import lower_marked_fixed_point
 from irgrad.ad.api.fortran_derivatives import synthesize_fortran
 from irgrad.ad.api.hints import advance_iterations, check_hints, resolve_hints
 from irgrad.ad.api.integer_pointers import restore_pointers_in
@@ -130,9 +131,6 @@ _NOT_SUPPORTED = {
     **{k: f"{k.prefix}: probabilistic programming is not supported"
        for k in (EntryKind.TRACE, EntryKind.CONDITION, EntryKind.SAMPLE, EntryKind.OBSERVE)},
     EntryKind.TODENSE: "__enzyme_todense (sparse shadows) is not supported",
-    EntryKind.SET_FIXED_POINT: "__enzyme_set_fixed_point (a fixed-point loop marked from "
-    "inside) is not supported: pass one iteration as a step function to "
-    "__enzyme_fixed_point(step, enzyme_fp_state, z, bytes, ..., args...)",
 }
 
 
@@ -163,6 +161,9 @@ def lower_call(ctx: DerivativeContext, call: ir.CallBase,
         return
     if kind is EntryKind.FIXED_POINT:
         lower_fixed_point_call(ctx, call)
+        return
+    if kind is EntryKind.SET_FIXED_POINT:
+        lower_marked_fixed_point(ctx, call)
         return
     if kind in (EntryKind.CHECKPOINT_FOR, EntryKind.CHECKPOINT_WHILE):
         lower_checkpoint_call(ctx, call, entry)

@@ -44,8 +44,20 @@
  *
  * The state is doubles or floats. The step's first parameter is the iteration counter
  * (int64_t, or a pointer to one as Fortran passes it); markers' values may also be
- * passed by reference. Loops marked from inside (__enzyme_set_fixed_point) are not
- * supported by irgrad: pass the loop body as a step function.
+ * passed by reference.
+ *
+ * A loop may instead be marked from inside, as Fortran's fixed-point directive does:
+ *
+ *   while (...) {
+ *     __enzyme_set_fixed_point(reduction, max_iters, control, z, bytes, ...);
+ *     ...
+ *   }
+ *
+ * (a negative reduction or max_iters, or a null control, for the defaults; all computed
+ * before the loop). irgrad outlines one trip around the loop as the step; the loop needs
+ * one latch and one exit, from its header or its latch, and the adjoint iterations run
+ * its body even where its own test would stop it, as at the converged state. Values the
+ * loop carries and the local variables it writes are part of the snapshot.
  */
 #ifndef ENZYME_FIXED_POINT_H
 #define ENZYME_FIXED_POINT_H
