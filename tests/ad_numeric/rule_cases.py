@@ -181,7 +181,23 @@ def _result_type(rule: Rule, fp: str) -> str:
     return {"float": fp, "int": "i64"}[rule.result_kind]
 
 
+def _flang_case(rule: Rule, name: str) -> RuleCase:
+    """flang's scalar runtime routines (``_FortranAModReal8(a, p, file, line)``): the
+    real kind from the name, then the source file and line (no derivatives)."""
+    fp = "float" if name.endswith("Real4") else "double"
+    body = _Body()
+    args = [*_operands(body, rule, fp, ptr_type="i32"), "ptr null", "i32 0"]
+    rty = _result_type(rule, fp)
+    result = body.emit(f"call {rty} @{name}({', '.join(args)})")
+    arg_types = ", ".join(a.split(" ")[0] for a in args)
+    return RuleCase(rule, name, fp, _finish(body, rule, fp, result, rty),
+                    (f"declare {rty} @{name}({arg_types})",), body.n_float, body.n_int,
+                    _python_expected(rule))
+
+
 def _call_case(rule: Rule, name: str) -> RuleCase:
+    if name.startswith("_FortranA") and name.endswith(("Real4", "Real8")):
+        return _flang_case(rule, name)
     variants = {0: "double", 1: "float", 2: "x86_fp80"}
     position = rule.names.index(name)
     base = rule.names[0]

@@ -34,6 +34,9 @@ CASES = [(p, level) for k, p in enumerate(ALL_PROGRAMS) for level in LEVEL_PAIRS
 # (program stem, level) -> what goes wrong under the sanitizers (a strict xfail until
 # fixed)
 OPEN_BUGS: dict[tuple[str, str], str] = {
+    **{("fixed_point_marked_loop", lv): "AddressSanitizer's report branches leave the loop "
+       "__enzyme_set_fixed_point marks, so it is refused as a loop with more than one exit "
+       "(open: exits into noreturn reports should not count)" for lv in ("O1", "O3")},
     **{("runtime_activity_compare_only", lv): "'no shadow for pointer': UBSan's checks keep "
        "the pointer that picks the enzyme_const table or active data a phi, whose shadow "
        "is made eagerly; only a select's waits for a use that needs it (a known limitation, in the README)"
